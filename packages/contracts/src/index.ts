@@ -1,1 +1,6 @@
-export const hello: string = 'x';
+export * from './ids.ts';
+export * from './plans.ts';
+export * from './errors.ts';
+export * from './subjects.ts';
+export * from './collections.ts';
+export * from './messages.ts';

@@ -1,0 +1,25 @@
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../world/index.ts';
+
+export interface DemoWorld {
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** The default simulated world (infra/worlds/default.json) for `npm run demo`. */
+export async function startDemoWorld(): Promise<DemoWorld> {
+  const world: WorldHandle = await startWorld(loadWorld(DEFAULT_WORLD_PATH));
+  return { env: world.env, stop: () => world.stop() };
+}
+
+/** Addresses of the default world worth trying with the live key, and what each should give. */
+export function demoWorldSummary(): string[] {
+  return [
+    '',
+    'The live key probes the simulated internet (infra/worlds/default.json). Addresses to try:',
+    '  alice@acme.test        a real mailbox (deliverable)',
+    '  nobody@acme.test       no such mailbox (undeliverable)',
+    '  anyone@catchall.test   a catch-all domain (risky)',
+    '  someone@nullmx.test    a domain that takes no mail (undeliverable, null MX)',
+    '  x@missing.test         no such domain (undeliverable)',
+  ];
+}

@@ -1,0 +1,85 @@
+// `npm start`: the local stack (NATS, Redis, MongoDB) + one of each service + a demo account.
+// `npm run demo`: the same with the simulated internet, every service pointed at it.
+// Ctrl-C stops everything, services first, and leaves no process behind.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { ensureDemoAccount } from '../demo-account.ts';
+import { DEFAULT_PORTS, SERVICE_NAMES, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
+import { REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';
+import { demoWorldSummary, startDemoWorld, type DemoWorld } from './demo-world.ts';
+
+const demo = process.argv.includes('--demo');
+const localDir = join(REPO_ROOT, '.local');
+const say = (msg: string) => process.stdout.write(`${msg}\n`);
+
+function portFor(name: ServiceName): number {
+  const envName = `${name.toUpperCase().replace('-', '_')}_PORT`;
+  const raw = process.env[envName];
+  if (raw === undefined) return DEFAULT_PORTS[name];
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`${envName} must be a port number, got "${raw}"`);
+  return port;
+}
+
+let stack: Stack | undefined;
+let world: DemoWorld | undefined;
+const services: RunningProcess[] = [];
+let stopping = false;
+
+async function stopAll(code: number): Promise<never> {
+  if (stopping) process.exit(code);
+  stopping = true;
+  say('\nstopping services…');
+  await Promise.allSettled(services.map((s) => s.stop()));
+  await world?.stop();
+  say('stopping NATS, Redis and MongoDB…');
+  await stack?.stop();
+  rmSync(join(localDir, 'stack.json'), { force: true });
+  say('stopped; nothing left running.');
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+
+try {
+  mkdirSync(localDir, { recursive: true });
+  say(`starting NATS (JetStream), Redis and MongoDB on free loopback ports (data in .local/stack)…`);
+  stack = await startStack({ dataDir: join(localDir, 'stack'), log: say });
+  const env: Record<string, string> = { ...stack.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
+  if (demo) {
+    world = await startDemoWorld();
+    Object.assign(env, world.env);
+    say(`simulated internet up: DNS ${world.env.DNS_SERVERS}, SMTP port ${world.env.SMTP_PORT}`);
+  }
+  writeFileSync(join(localDir, 'stack.json'), JSON.stringify({ env: stack.env, pid: process.pid }, null, 2));
+  for (const name of SERVICE_NAMES) {
+    say(`starting ${name}…`);
+    services.push(await startServiceProcess(name, { env, port: portFor(name), logDir: join(localDir, 'logs') }));
+  }
+  const client = new MongoClient(stack.env.MONGODB_URL as string);
+  const keys = await client.connect().then(() => ensureDemoAccount(client.db(process.env.MONGODB_DB ?? 'deliverability')));
+  await client.close();
+
+  const url = (name: ServiceName) => services.find((s) => s.name === name)?.url ?? '';
+  const summary = { gateway: url('gateway'), lookup: url('lookup'), portfolio: url('portfolio-scanner'), keys: { live: keys.live, sandbox: keys.sandbox } };
+  writeFileSync(join(localDir, 'demo.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  say('');
+  say('Everything is up.');
+  for (const s of services) say(`  ${s.name.padEnd(18)} ${s.url}   (/healthz /readyz /metrics)`);
+  say('');
+  say(`Demo account ${keys.accountId} (Business plan, 10,000 credits)`);
+  say(`  live key:    ${keys.live}`);
+  say(`  sandbox key: ${keys.sandbox}`);
+  say('');
+  say('Try:');
+  say(`  curl ${summary.gateway}/v1/health`);
+  say(`  curl -H "Authorization: Bearer ${keys.sandbox}" -H 'content-type: application/json' -d '{"email":"someone@example.com"}' ${summary.gateway}/v1/verify`);
+  if (world) for (const line of demoWorldSummary()) say(line);
+  say('');
+  say('Keys and URLs are also in .local/demo.json; logs in .local/logs. Ctrl-C stops everything.');
+} catch (err) {
+  process.stderr.write(`\nstart failed: ${(err as Error).message}\n`);
+  await stopAll(1);
+}

@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { REPO_ROOT } from './stack/stack.ts';
+
+export const SERVICE_NAMES = ['gateway', 'lookup', 'portfolio-scanner', 'scheduler', 'probe-node'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** Default ports (design.md); `npm start` honours GATEWAY_PORT, LOOKUP_PORT, … to move them. */
+export const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = {
+  gateway: 8080,
+  lookup: 8081,
+  'portfolio-scanner': 8082,
+  scheduler: 9464,
+  'probe-node': 9465,
+};
+
+export interface RunningProcess {
+  name: ServiceName;
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+  /** SIGTERM and wait; resolves with the exit code (SIGKILL after `graceMs`). */
+  stop(graceMs?: number): Promise<number | null>;
+}
+
+export interface StartServiceOptions {
+  env: Record<string, string>;
+  logDir: string;
+  port?: number;
+  /** Wait for /readyz 200 before resolving (default true). */
+  waitReady?: boolean;
+  readyTimeoutMs?: number;
+  /** Called with each log line (already written to the log file). */
+  onLine?: (line: string) => void;
+}
+
+/**
+ * Runs `<service>/src/main.ts` under this Node (24) as a child process, logs to
+ * `<logDir>/<service>.log`, learns its URL from the "listening" log line (so PORT=0 works) and
+ * waits until /readyz answers 200.
+ */
+export async function startServiceProcess(name: ServiceName, opts: StartServiceOptions): Promise<RunningProcess> {
+  mkdirSync(opts.logDir, { recursive: true });
+  const log = createWriteStream(join(opts.logDir, `${name}.log`), { flags: 'a' });
+  const env = { ...process.env, ...opts.env, PORT: String(opts.port ?? 0), HOST: opts.env.HOST ?? '127.0.0.1' };
+  const child = spawn(process.execPath, [join(REPO_ROOT, name, 'src', 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  let stderrTail = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderrTail = (stderrTail + d.toString()).slice(-4_000);
+    log.write(d);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.on('line', (line) => {
+      log.write(`${line}\n`);
+      opts.onLine?.(line);
+      if (line.includes('listening')) {
+        try {
+          const parsed = JSON.parse(line) as { url?: string };
+          if (parsed.url) resolve(parsed.url);
+        } catch {
+          // not JSON: ignore
+        }
+      }
+    });
+    void exited.then((code) => reject(new Error(`${name} exited with code ${code} before listening:\n${stderrTail.trim()}`)));
+  });
+  const stop = async (graceMs = 12_000): Promise<number | null> => {
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const code = await exited;
+    clearTimeout(timer);
+    log.end();
+    return code;
+  };
+  const proc: RunningProcess = { name, child, url, exited, stop };
+  if (opts.waitReady !== false) {
+    try {
+      await waitReady(url, opts.readyTimeoutMs ?? 30_000);
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+  }
+  return proc;
+}
+
+export async function waitReady(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return;
+      last = `${res.status} ${await res.text()}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`${url}/readyz not 200 after ${timeoutMs} ms (last: ${last})`);
+}

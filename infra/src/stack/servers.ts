@@ -1,0 +1,205 @@
+import { mkdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { ensureCommand } from './install.ts';
+import { resolveMongod, wineEnv, winePath, type MongodBinary } from './mongod-binary.ts';
+import { freePort, waitForPort } from './ports.ts';
+import { startProcess, stopProcess, type Managed } from './process.ts';
+
+export type ServerName = 'nats' | 'redis' | 'mongodb';
+
+/** One local server on a loopback port; stop/start keep its port and data (tests restart servers under running services). */
+export interface ServerHandle {
+  readonly name: ServerName;
+  readonly port: number;
+  readonly url: string;
+  readonly pid: () => number | undefined;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  running(): boolean;
+}
+
+const HOST = '127.0.0.1';
+type Log = (msg: string) => void;
+
+abstract class ProcessServer implements ServerHandle {
+  abstract readonly name: ServerName;
+  abstract readonly url: string;
+  readonly port: number;
+  protected readonly dataDir: string;
+  protected proc: Managed | undefined;
+
+  constructor(port: number, dataDir: string) {
+    this.port = port;
+    this.dataDir = dataDir;
+  }
+
+  pid(): number | undefined {
+    return this.proc?.alive() ? this.proc.child.pid : undefined;
+  }
+
+  running(): boolean {
+    return this.proc?.alive() ?? false;
+  }
+
+  abstract start(): Promise<void>;
+
+  async stop(): Promise<void> {
+    if (this.proc) await stopProcess(this.proc);
+    this.proc = undefined;
+  }
+}
+
+export class NatsServer extends ProcessServer {
+  readonly name = 'nats' as const;
+  readonly url: string;
+  private readonly bin: string;
+
+  constructor(port: number, dataDir: string, log: Log) {
+    super(port, dataDir);
+    this.url = `nats://${HOST}:${port}`;
+    this.bin = ensureCommand('nats-server', 'nats-server', log);
+  }
+
+  async start(): Promise<void> {
+    const store = join(this.dataDir, 'nats');
+    mkdirSync(store, { recursive: true });
+    this.proc = startProcess('nats', this.bin, ['-a', HOST, '-p', String(this.port), '-js', '-sd', store, '-n', `dv-${this.port}`], this.dataDir);
+    const proc = this.proc;
+    await waitForPort(HOST, this.port, 15_000, () => proc.alive());
+  }
+}
+
+export class RedisServer extends ProcessServer {
+  readonly name = 'redis' as const;
+  readonly url: string;
+  private readonly bin: string;
+
+  constructor(port: number, dataDir: string, log: Log) {
+    super(port, dataDir);
+    this.url = `redis://${HOST}:${port}`;
+    this.bin = ensureCommand('redis-server', 'redis-server', log);
+  }
+
+  async start(): Promise<void> {
+    const dir = join(this.dataDir, 'redis');
+    mkdirSync(dir, { recursive: true });
+    // Append-only persistence keeps politeness and retry state across a Redis restart, as in production.
+    this.proc = startProcess('redis', this.bin, ['--bind', HOST, '--port', String(this.port), '--dir', dir, '--save', '', '--appendonly', 'yes', '--protected-mode', 'yes'], this.dataDir);
+    const proc = this.proc;
+    await waitForPort(HOST, this.port, 15_000, () => proc.alive());
+    await waitForRedisPong(this.port);
+  }
+}
+
+async function waitForRedisPong(port: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const pong = await new Promise<boolean>((resolve) => {
+      const sock = connect({ host: HOST, port }, () => sock.write('PING\r\n'));
+      sock.once('data', (d) => {
+        sock.destroy();
+        resolve(d.toString().startsWith('+PONG'));
+      });
+      sock.once('error', () => resolve(false));
+    });
+    if (pong) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`redis on port ${port} never answered PING`);
+}
+
+export class MongoServer extends ProcessServer {
+  readonly name = 'mongodb' as const;
+  readonly url: string;
+  private readonly binary: MongodBinary;
+
+  constructor(port: number, dataDir: string, cacheDir: string, log: Log) {
+    super(port, dataDir);
+    this.url = `mongodb://${HOST}:${port}/?replicaSet=rs0&directConnection=true`;
+    this.binary = resolveMongod(cacheDir, log);
+  }
+
+  async start(): Promise<void> {
+    const dbPath = join(this.dataDir, 'mongodb');
+    mkdirSync(dbPath, { recursive: true });
+    const args = ['--bind_ip', HOST, '--port', String(this.port), '--replSet', 'rs0', '--wiredTigerCacheSizeGB', '0.25', '--setParameter', 'diagnosticDataCollectionEnabled=false', '--quiet'];
+    if (this.binary.kind === 'native') {
+      this.proc = startProcess('mongodb', this.binary.path, ['--dbpath', dbPath, ...args], this.dataDir);
+    } else {
+      this.proc = startProcess('mongodb', this.binary.wine64, [this.binary.exe, '--dbpath', winePath(dbPath), ...args], this.dataDir, wineEnv(this.binary.prefix));
+    }
+    const proc = this.proc;
+    await waitForPort(HOST, this.port, 120_000, () => proc.alive());
+    await initiateReplicaSet(this.port);
+  }
+
+  // mongod under wine ignores SIGTERM; the shutdown command is the clean way for both builds.
+  override async stop(): Promise<void> {
+    if (!this.proc?.alive()) return;
+    const client = new MongoClient(`mongodb://${HOST}:${this.port}/?directConnection=true`, { serverSelectionTimeoutMS: 2_000 });
+    try {
+      await client.connect();
+      await client.db('admin').command({ shutdown: 1, force: true }).catch(() => undefined);
+    } catch {
+      // unreachable: fall through to signals
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+    const proc = this.proc;
+    let timer: NodeJS.Timeout | undefined;
+    const gone = await Promise.race([proc.exited.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 15_000)))]);
+    clearTimeout(timer);
+    if (!gone) await stopProcess(proc, 2_000);
+    this.proc = undefined;
+  }
+}
+
+async function initiateReplicaSet(port: number): Promise<void> {
+  const client = new MongoClient(`mongodb://${HOST}:${port}/?directConnection=true`, { serverSelectionTimeoutMS: 30_000 });
+  try {
+    await client.connect();
+    const admin = client.db('admin');
+    const host = `${HOST}:${port}`;
+    const status = await admin.command({ replSetGetStatus: 1 }).then(() => 'ok', (err: { code?: number }) => (err.code === 94 ? 'uninitiated' : err.code === 93 ? 'moved' : 'ok'));
+    if (status === 'uninitiated') {
+      await admin.command({ replSetInitiate: { _id: 'rs0', members: [{ _id: 0, host }] } });
+    } else if (status === 'moved') {
+      // The data folder was last served on another port: point the one member at this one.
+      const { config } = await admin.command({ replSetGetConfig: 1 });
+      config.members = [{ ...config.members[0], host }];
+      config.version += 1;
+      await admin.command({ replSetReconfig: config, force: true });
+    }
+    for (let i = 0; i < 600; i++) {
+      const hello = await admin.command({ hello: 1 });
+      if (hello.isWritablePrimary) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`mongod on ${port} did not become primary`);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Wraps a MONGODB_URL the developer gave us: used as is, never started or stopped by the launcher. */
+export class ExternalMongo implements ServerHandle {
+  readonly name = 'mongodb' as const;
+  readonly port = 0;
+  readonly url: string;
+  constructor(url: string) {
+    this.url = url;
+  }
+  pid(): number | undefined {
+    return undefined;
+  }
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+  running(): boolean {
+    return true;
+  }
+}
+
+export async function allocatePort(): Promise<number> {
+  return freePort(HOST);
+}

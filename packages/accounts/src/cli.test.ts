@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECTIONS } from '@dv/contracts';
+import type { MongoDependency } from '@dv/runtime';
+import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
+
+const run = promisify(execFile);
+const CLI = join(import.meta.dirname, 'cli.ts');
+let mongo: MongoDependency;
+let env: NodeJS.ProcessEnv;
+
+async function admin(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env });
+    return { code: 0, out: stdout, err: stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, out: err.stdout, err: err.stderr };
+  }
+}
+
+beforeAll(async () => {
+  mongo = await isolatedMongo('admin');
+  env = { ...process.env, MONGODB_URL: stackEnv().MONGODB_URL, MONGODB_DB: mongo.db.databaseName };
+});
+
+afterAll(async () => {
+  await mongo.db.dropDatabase();
+  await mongo.close();
+});
+
+describe('npm run admin', () => {
+  it('creates an account, a key shown once, lists and revokes it, adds credits', async () => {
+    const created = await admin('account:create', '--name', 'CLI Co', '--email', 'cli@acme.test', '--plan', 'pro', '--credits', '100');
+    expect(created.code).toBe(0);
+    const account = JSON.parse(created.out) as { _id: string; credits: number };
+    expect(account.credits).toBe(100);
+
+    const key = await admin('key:create', '--account', account._id, '--name', 'ci', '--mode', 'sandbox');
+    const { key: full, id } = JSON.parse(key.out) as { key: string; id: string };
+    expect(full).toMatch(/^dv_test_/);
+
+    const list = await admin('key:list', '--account', account._id);
+    expect(list.out).not.toContain(full);
+    expect(list.out).not.toContain('hash');
+    expect(JSON.parse(list.out)).toMatchObject([{ id, active: true }]);
+
+    expect((await admin('key:revoke', '--key', id)).code).toBe(0);
+    expect(JSON.parse((await admin('key:list', '--account', account._id)).out)).toMatchObject([{ id, active: false }]);
+    expect(await mongo.db.collection(COLLECTIONS.apiKeys.name).countDocuments({ revoked_at: { $ne: null } })).toBe(1);
+
+    const credits = await admin('credits:add', '--account', account._id, '--amount', '50');
+    expect(JSON.parse(credits.out)).toEqual({ account_id: account._id, credits: 150 });
+  });
+
+  it('explains bad input and exits non-zero', async () => {
+    const noPlan = await admin('account:create', '--name', 'x', '--email', 'x@acme.test', '--plan', 'platinum');
+    expect(noPlan.code).toBe(2);
+    expect(noPlan.err).toContain('--plan must be one of');
+    const unknown = await admin('frobnicate');
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('unknown command');
+    const badAmount = await admin('credits:add', '--account', 'acc_x', '--amount', '1.5');
+    expect(badAmount.err).toContain('whole number');
+  });
+});

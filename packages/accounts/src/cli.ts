@@ -1,0 +1,118 @@
+// Admin CLI: `npm run admin -- <command> [options]`. Talks to MongoDB at MONGODB_URL, or, when
+// that is unset, to the stack `npm start` is running (its addresses are in .local/stack.json).
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ALL_COLLECTIONS, PLAN_NAMES, type PlanName } from '@dv/contracts';
+import { connectMongo, ensureCollections } from '@dv/runtime';
+import { publicKey } from './model.ts';
+import { AccountError, addCredits, createAccount, createApiKey, getAccount, listApiKeys, revokeApiKey } from './store.ts';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  account:create --name NAME --email EMAIL --plan PLAN [--credits N] [--inactive]
+  account:show   --account ACC_ID
+  key:create     --account ACC_ID --name NAME [--mode live|sandbox]   (prints the full key once)
+  key:list       --account ACC_ID
+  key:revoke     --key KEY_ID_OR_PREFIX
+  credits:add    --account ACC_ID --amount N [--note TEXT]
+
+Plans: ${PLAN_NAMES.join(', ')}
+MongoDB: MONGODB_URL (and MONGODB_DB, default "deliverability"), else the running \`npm start\` stack.`;
+
+function mongoTarget(): { url: string; db: string } {
+  const db = process.env.MONGODB_DB ?? 'deliverability';
+  if (process.env.MONGODB_URL) return { url: process.env.MONGODB_URL, db };
+  const stackFile = join(resolve(import.meta.dirname, '../../..'), '.local', 'stack.json');
+  if (existsSync(stackFile)) {
+    const stack = JSON.parse(readFileSync(stackFile, 'utf8')) as { env?: { MONGODB_URL?: string } };
+    if (stack.env?.MONGODB_URL) return { url: stack.env.MONGODB_URL, db };
+  }
+  throw new AccountError('invalid', 'MONGODB_URL is not set and no `npm start` stack is running (.local/stack.json missing)');
+}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new AccountError('invalid', `--${name} is required\n\n${USAGE}`);
+  return v;
+}
+
+function wholeNumber(value: string, name: string): number {
+  if (!/^-?\d+$/.test(value)) throw new AccountError('invalid', `--${name} must be a whole number`);
+  return Number(value);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help') {
+    process.stdout.write(`${USAGE}\n`);
+    return command ? 0 : 2;
+  }
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, inactive: { type: 'boolean' },
+      account: { type: 'string' }, mode: { type: 'string' }, key: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' },
+    },
+    strict: true,
+  });
+  const target = mongoTarget();
+  const mongo = await connectMongo(target.url, target.db);
+  try {
+    await ensureCollections(mongo.db, ALL_COLLECTIONS);
+    const db = mongo.db;
+    let out: unknown;
+    switch (command) {
+      case 'account:create': {
+        const plan = required(values, 'plan');
+        if (!(PLAN_NAMES as readonly string[]).includes(plan)) throw new AccountError('invalid', `--plan must be one of ${PLAN_NAMES.join(', ')}`);
+        out = await createAccount(db, {
+          name: required(values, 'name'),
+          email: required(values, 'email'),
+          plan: plan as PlanName,
+          credits: values.credits ? wholeNumber(values.credits, 'credits') : 0,
+          status: values.inactive ? 'inactive' : 'active',
+        });
+        break;
+      }
+      case 'account:show':
+        out = await getAccount(db, required(values, 'account'));
+        break;
+      case 'key:create': {
+        const mode = values.mode ?? 'live';
+        if (mode !== 'live' && mode !== 'sandbox') throw new AccountError('invalid', '--mode must be live or sandbox');
+        const created = await createApiKey(db, required(values, 'account'), required(values, 'name'), mode);
+        out = { key: created.key, note: 'This is the only time the full key is shown; only its hash is stored.', ...publicKey(created.record) };
+        break;
+      }
+      case 'key:list':
+        out = (await listApiKeys(db, required(values, 'account'))).map(publicKey);
+        break;
+      case 'key:revoke':
+        out = publicKey(await revokeApiKey(db, required(values, 'key')));
+        break;
+      case 'credits:add': {
+        const amount = wholeNumber(required(values, 'amount'), 'amount');
+        const account = await addCredits(db, required(values, 'account'), amount, `grant:cli:${Date.now()}:${Math.random().toString(36).slice(2)}`, values.note ?? null);
+        out = { account_id: account._id, credits: account.credits };
+        break;
+      }
+      default:
+        throw new AccountError('invalid', `unknown command "${command}"\n\n${USAGE}`);
+    }
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  } finally {
+    await mongo.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const message = err instanceof AccountError || (err as Error)?.name === 'TypeError' ? (err as Error).message : String((err as Error)?.message ?? err);
+    process.stderr.write(`admin: ${message}\n`);
+    process.exit(err instanceof AccountError ? 2 : 1);
+  },
+);

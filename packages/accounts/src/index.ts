@@ -1,0 +1,3 @@
+export * from './keys.ts';
+export * from './model.ts';
+export * from './store.ts';

@@ -1,0 +1,155 @@
+import type { Db, MongoServerError } from 'mongodb';
+import { COLLECTIONS, MAX_ACTIVE_KEYS_PER_ACCOUNT, PLANS, newId, type PlanName } from '@dv/contracts';
+import { generateKey, generateWebhookSecret, keyMatches, parseKey, type KeyMode } from './keys.ts';
+import type { Account, ApiKeyRecord, LedgerEntry } from './model.ts';
+
+export class AccountError extends Error {
+  readonly code: 'not_found' | 'conflict' | 'invalid' | 'limit';
+  constructor(code: AccountError['code'], message: string) {
+    super(message);
+    this.name = 'AccountError';
+    this.code = code;
+  }
+}
+
+const accounts = (db: Db) => db.collection<Account>(COLLECTIONS.accounts.name);
+const keys = (db: Db) => db.collection<ApiKeyRecord>(COLLECTIONS.apiKeys.name);
+const ledger = (db: Db) => db.collection<LedgerEntry>(COLLECTIONS.creditLedger.name);
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface NewAccount {
+  name: string;
+  email: string;
+  plan: PlanName;
+  credits?: number;
+  status?: Account['status'];
+}
+
+export async function createAccount(db: Db, input: NewAccount): Promise<Account> {
+  if (!input.name.trim()) throw new AccountError('invalid', 'name must not be empty');
+  if (!EMAIL.test(input.email)) throw new AccountError('invalid', `"${input.email}" is not an email address`);
+  if (!(input.plan in PLANS)) throw new AccountError('invalid', `plan must be one of ${Object.keys(PLANS).join(', ')}`);
+  const now = new Date();
+  const account: Account = {
+    _id: newId('account'),
+    name: input.name.trim(),
+    email: input.email.toLowerCase(),
+    plan: input.plan,
+    status: input.status ?? 'active',
+    credits: 0,
+    limits: { ...PLANS[input.plan].limits },
+    webhook_secret: generateWebhookSecret(),
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await accounts(db).insertOne(account);
+  } catch (err) {
+    if ((err as MongoServerError).code === 11000) throw new AccountError('conflict', `an account with email ${account.email} already exists`);
+    throw err;
+  }
+  if (input.credits && input.credits > 0) return addCredits(db, account._id, input.credits, `grant:${account._id}:initial`, 'initial credits');
+  return account;
+}
+
+export async function getAccount(db: Db, accountId: string): Promise<Account> {
+  const account = await accounts(db).findOne({ _id: accountId });
+  if (!account) throw new AccountError('not_found', `no account ${accountId}`);
+  return account;
+}
+
+export async function findAccountByEmail(db: Db, email: string): Promise<Account | null> {
+  return accounts(db).findOne({ email: email.toLowerCase() });
+}
+
+export interface CreatedKey {
+  /** The full key, returned this once only. */
+  key: string;
+  record: ApiKeyRecord;
+}
+
+export async function createApiKey(db: Db, accountId: string, name: string, mode: KeyMode): Promise<CreatedKey> {
+  await getAccount(db, accountId);
+  if (!name.trim() || name.length > 100) throw new AccountError('invalid', 'key name must be 1-100 characters');
+  const active = await keys(db).countDocuments({ account_id: accountId, revoked_at: null });
+  if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) throw new AccountError('limit', `an account may hold at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first`);
+  const generated = generateKey(mode);
+  const record: ApiKeyRecord = {
+    _id: newId('apiKey'),
+    account_id: accountId,
+    name: name.trim(),
+    mode,
+    prefix: generated.prefix,
+    hash: generated.hash,
+    created_at: new Date(),
+    revoked_at: null,
+    last_used_at: null,
+  };
+  await keys(db).insertOne(record);
+  return { key: generated.key, record };
+}
+
+export async function listApiKeys(db: Db, accountId: string): Promise<ApiKeyRecord[]> {
+  return keys(db).find({ account_id: accountId }).sort({ created_at: -1 }).toArray();
+}
+
+/** Revokes by key id or public prefix. Idempotent: revoking a revoked key keeps its first revocation time. */
+export async function revokeApiKey(db: Db, idOrPrefix: string, accountId?: string): Promise<ApiKeyRecord> {
+  const filter = { $or: [{ _id: idOrPrefix }, { prefix: idOrPrefix }], ...(accountId ? { account_id: accountId } : {}) };
+  const existing = await keys(db).findOne(filter);
+  if (!existing) throw new AccountError('not_found', `no key ${idOrPrefix}`);
+  if (existing.revoked_at) return existing;
+  const updated = await keys(db).findOneAndUpdate({ _id: existing._id, revoked_at: null }, { $set: { revoked_at: new Date() } }, { returnDocument: 'after' });
+  return updated ?? (await keys(db).findOne({ _id: existing._id })) ?? existing;
+}
+
+export interface Authenticated {
+  account: Account;
+  key: ApiKeyRecord;
+}
+
+/**
+ * Finds the key by its public prefix and compares hashes in constant time. Revoked keys and
+ * malformed keys fail the same way as unknown ones (null), so callers answer one 401.
+ */
+export async function authenticateKey(db: Db, presented: string): Promise<Authenticated | null> {
+  const parsed = parseKey(presented);
+  if (!parsed) return null;
+  const key = await keys(db).findOne({ prefix: parsed.prefix });
+  if (!key || key.revoked_at !== null || !keyMatches(presented, key.hash)) return null;
+  const account = await accounts(db).findOne({ _id: key.account_id });
+  if (!account) return null;
+  return { account, key };
+}
+
+/**
+ * Adds (or, with a negative amount, takes) credits together with a ledger entry whose id is the
+ * movement's idempotency id, in one transaction: a replayed movement changes nothing.
+ */
+export async function addCredits(db: Db, accountId: string, amount: number, movementId: string, note: string | null = null): Promise<Account> {
+  if (!Number.isSafeInteger(amount) || amount === 0) throw new AccountError('invalid', 'amount must be a non-zero whole number');
+  const session = db.client.startSession();
+  try {
+    await session.withTransaction(async () => {
+      const entry: LedgerEntry = { _id: movementId, account_id: accountId, delta: amount, reason: amount > 0 ? 'grant' : 'adjustment', note, at: new Date() };
+      // An upsert, not an insert: a duplicate-key error would abort the whole transaction, while a
+      // matched upsert simply tells us the movement was already applied.
+      const { _id, ...fields } = entry;
+      const recorded = await ledger(db).updateOne({ _id }, { $setOnInsert: fields }, { upsert: true, session });
+      if (recorded.upsertedCount === 0) return;
+      const res = await accounts(db).updateOne(
+        { _id: accountId, ...(amount < 0 ? { credits: { $gte: -amount } } : {}) },
+        { $inc: { credits: amount }, $set: { updated_at: new Date() } },
+        { session },
+      );
+      if (res.matchedCount === 0) {
+        const exists = await accounts(db).countDocuments({ _id: accountId }, { session });
+        throw new AccountError(exists ? 'invalid' : 'not_found', exists ? 'not enough credits to take that many' : `no account ${accountId}`);
+      }
+    });
+  } finally {
+    await session.endSession();
+  }
+  return getAccount(db, accountId);
+}

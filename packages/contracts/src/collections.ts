@@ -1,0 +1,65 @@
+// Every MongoDB collection and index of the platform, declared once. `ensureCollections` in
+// @dv/runtime applies them idempotently at start. Retained data carries a TTL index on
+// `expires_at` so MongoDB removes it after the retention window on its own.
+
+export const RETENTION_DAYS = 30;
+
+export interface IndexDef {
+  key: Record<string, 1 | -1>;
+  name: string;
+  unique?: boolean;
+  /** TTL: documents expire this many seconds after the indexed date (0 = at the date itself). */
+  expireAfterSeconds?: number;
+  partialFilterExpression?: Record<string, unknown>;
+}
+
+export interface CollectionDef {
+  name: string;
+  indexes: IndexDef[];
+}
+
+const expiresAt: IndexDef = { key: { expires_at: 1 }, name: 'ttl_expires_at', expireAfterSeconds: 0 };
+
+export const COLLECTIONS = {
+  accounts: { name: 'accounts', indexes: [{ key: { email: 1 }, name: 'email', unique: true }] },
+  apiKeys: {
+    name: 'api_keys',
+    indexes: [
+      { key: { prefix: 1 }, name: 'prefix', unique: true },
+      { key: { account_id: 1, created_at: -1 }, name: 'account_created' },
+    ],
+  },
+  creditLedger: {
+    name: 'credit_ledger',
+    // _id is the idempotency id of the movement (e.g. `charge:<jobId>`): a replayed movement is a
+    // duplicate-key error, never a second charge.
+    indexes: [{ key: { account_id: 1, at: -1 }, name: 'account_at' }],
+  },
+  jobs: {
+    name: 'jobs',
+    indexes: [{ key: { account_id: 1, _id: -1 }, name: 'account_jobs' }, { key: { account_id: 1, status: 1 }, name: 'account_status' }, expiresAt],
+  },
+  jobItems: {
+    name: 'job_items',
+    indexes: [{ key: { job_id: 1, seq: 1 }, name: 'job_seq', unique: true }, { key: { job_id: 1, email: 1 }, name: 'job_email', unique: true }, expiresAt],
+  },
+  latestResults: {
+    name: 'latest_results',
+    indexes: [{ key: { account_id: 1, email: 1 }, name: 'account_email', unique: true }, expiresAt],
+  },
+  verificationCache: { name: 'verification_cache', indexes: [{ key: { email: 1 }, name: 'email', unique: true }, expiresAt] },
+  events: {
+    name: 'events',
+    indexes: [{ key: { account_id: 1, seq: 1 }, name: 'account_seq', unique: true }, { key: { job_id: 1 }, name: 'job', unique: true }, expiresAt],
+  },
+  counters: { name: 'counters', indexes: [] },
+  portfolioDomains: {
+    name: 'portfolio_domains',
+    indexes: [{ key: { account_id: 1, domain: 1 }, name: 'account_domain', unique: true }],
+  },
+  portfolioScans: { name: 'portfolio_scans', indexes: [{ key: { domain: 1, scanned_at: -1 }, name: 'domain_scanned' }] },
+  portfolioChanges: { name: 'portfolio_changes', indexes: [{ key: { domain: 1, detected_at: -1 }, name: 'domain_detected' }] },
+} as const satisfies Record<string, CollectionDef>;
+
+export type CollectionKey = keyof typeof COLLECTIONS;
+export const ALL_COLLECTIONS: readonly CollectionDef[] = Object.values(COLLECTIONS);

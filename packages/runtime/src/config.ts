@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/** Thrown by `loadConfig` with every bad variable listed, so one run shows every problem at once. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(service: string, problems: string[]) {
+    super(`${service}: invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/**
+ * Reads `schema` from the environment. For any variable NAME, `NAME_FILE` may name a file whose
+ * contents (trimmed) become NAME: the Kubernetes way to pass secrets without putting them in the
+ * environment. Setting both is an error, as is an unreadable file.
+ */
+export function loadConfig<S extends z.ZodObject>(service: string, schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const problems: string[] = [];
+  const values: Record<string, string | undefined> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const direct = env[name];
+    const file = env[`${name}_FILE`];
+    if (file !== undefined && file !== '') {
+      if (direct !== undefined && direct !== '') {
+        problems.push(`${name}: set both ${name} and ${name}_FILE; set only one`);
+        continue;
+      }
+      try {
+        values[name] = readFileSync(file, 'utf8').trim();
+      } catch (err) {
+        problems.push(`${name}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+      continue;
+    }
+    values[name] = direct === '' ? undefined : direct;
+  }
+  const parsed = schema.safeParse(values);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? '(config)');
+      const got = values[name];
+      problems.push(`${name}: ${issue.message}${got === undefined ? ' (not set)' : ` (got ${JSON.stringify(redact(name, got))})`}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(service, problems);
+  return (parsed as { data: z.infer<S> }).data;
+}
+
+function redact(name: string, value: string): string {
+  return /SECRET|PASSWORD|TOKEN|KEY/i.test(name) ? '<redacted>' : value;
+}
+
+/** Loads config or exits the process with the one message that lists every bad variable. */
+export function loadConfigOrExit<S extends z.ZodObject>(service: string, schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  try {
+    return loadConfig(service, schema, env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+}
+
+// Building blocks the services compose into their schemas. Every duration carries its unit.
+
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback),
+  url: (protocols: readonly string[]) =>
+    z.string().refine((v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a URL with scheme ${protocols.join(' or ')}`),
+  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(fallback),
+  bool: (fallback: boolean) =>
+    z.enum(['true', 'false', '1', '0', 'yes', 'no']).default(fallback ? 'true' : 'false').transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Comma-separated `host` or `host:port` list (DNS_SERVERS). Empty means the system's resolvers. */
+  hostPorts: () =>
+    z
+      .string()
+      .default('')
+      .transform((v, ctx) => {
+        const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+        for (const item of items) {
+          if (!/^(\[[0-9a-fA-F:]+\](:\d{1,5})?|[0-9a-fA-F]*:[0-9a-fA-F:]+|[A-Za-z0-9.-]+(:\d{1,5})?)$/.test(item)) ctx.addIssue({ code: 'custom', message: `"${item}" is not host or host:port` });
+        }
+        return items;
+      }),
+  /** Comma-separated IP list (PROBE_SOURCE_IPS). */
+  ipList: () =>
+    z
+      .string()
+      .default('')
+      .transform((v, ctx) => {
+        const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+        for (const item of items) if (!/^[0-9.]+$|^[0-9a-fA-F:]+$/.test(item)) ctx.addIssue({ code: 'custom', message: `"${item}" is not an IP address` });
+        return items;
+      }),
+};
+
+/** Connection settings shared by every service that talks to the platform's servers. */
+export const infraSchema = {
+  NATS_URL: env.url(['nats:', 'tls:']).default('nats://127.0.0.1:4222'),
+  REDIS_URL: env.url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  MONGODB_URL: env.url(['mongodb:', 'mongodb+srv:']).default('mongodb://127.0.0.1:27017/?replicaSet=rs0'),
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -').default('deliverability'),
+};
+
+export const commonSchema = {
+  LOG_LEVEL: env.logLevel(),
+  /** Seconds a SIGTERM'd process may spend draining before it exits anyway. */
+  SHUTDOWN_TIMEOUT_MS: env.int(9_000, 100, 60_000),
+};
+
+/** HOST/PORT plus the common and infra settings; a service spreads this into its own schema. */
+export function serviceSchema(defaultPort: number) {
+  return {
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: env.port(defaultPort),
+    ...commonSchema,
+    ...infraSchema,
+  };
+}

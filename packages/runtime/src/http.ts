@@ -1,0 +1,81 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Registry } from 'prom-client';
+import type { Dependency } from './dependency.ts';
+import type { Logger } from './logger.ts';
+import { httpMetrics } from './metrics.ts';
+import { ApiError, sendProblem } from './problem.ts';
+
+export interface HttpAppOptions {
+  registry: Registry;
+  log: Logger;
+  dependencies: () => readonly Dependency[];
+  isShuttingDown: () => boolean;
+  jsonLimitBytes?: number;
+}
+
+/**
+ * An express app with the operational endpoints every process serves: `/healthz` (alive),
+ * `/readyz` (200 only while every dependency is up and the process is not draining, else 503
+ * naming what is down) and `/metrics` (Prometheus). Service routes go between `createHttpApp` and
+ * `finishHttpApp`, which adds the problem+json 404 and error handlers.
+ */
+export function createHttpApp(opts: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+  app.use(httpMetrics(opts.registry));
+  app.use((_req, res, next) => {
+    if (opts.isShuttingDown()) res.setHeader('Connection', 'close');
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  app.get('/readyz', async (_req, res) => {
+    const deps = opts.dependencies();
+    const states = await Promise.all(deps.map(async (d) => [d.name, await d.isReady()] as const));
+    const down = states.filter(([, up]) => !up).map(([name]) => name);
+    const body = {
+      status: down.length === 0 && !opts.isShuttingDown() ? 'ready' : 'not_ready',
+      dependencies: Object.fromEntries(states.map(([name, up]) => [name, up ? 'up' : 'down'])),
+      ...(down.length > 0 ? { down } : {}),
+      ...(opts.isShuttingDown() ? { draining: true } : {}),
+    };
+    res.status(body.status === 'ready' ? 200 : 503).json(body);
+  });
+
+  app.get('/metrics', async (_req, res) => {
+    res.type(opts.registry.contentType).send(await opts.registry.metrics());
+  });
+
+  app.use(express.json({ limit: opts.jsonLimitBytes ?? 1_000_000, type: ['application/json', 'application/*+json'] }));
+  return app;
+}
+
+export function finishHttpApp(app: Express, log: Logger): void {
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new ApiError('not_found', `No route for ${req.method} ${req.path}`));
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendProblem(res, toApiError(err, req, log));
+  });
+}
+
+/** Maps anything thrown in a handler to the one error model; unknown errors are logged, never leaked. */
+export function toApiError(err: unknown, req: Request, log: Logger): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { type?: string; status?: number; message?: string };
+  if (e?.type === 'entity.parse.failed') return new ApiError('invalid_request', 'The request body is not valid JSON.');
+  if (e?.type === 'entity.too.large') return new ApiError('invalid_request', 'The request body is too large.');
+  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') return new ApiError('unsupported_media_type', 'Send the body as UTF-8 JSON.');
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError('invalid_request', e.message ?? 'Bad request.');
+  log.error({ err, method: req.method, path: req.path }, 'unhandled error');
+  return new ApiError('internal_error', 'An internal error occurred; retry with backoff.');
+}

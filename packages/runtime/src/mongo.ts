@@ -1,0 +1,42 @@
+import { MongoClient, type Db } from 'mongodb';
+import type { CollectionDef } from '@dv/contracts';
+import { within, type Dependency } from './dependency.ts';
+
+export interface MongoDependency extends Dependency {
+  readonly client: MongoClient;
+  readonly db: Db;
+}
+
+/** The driver reconnects on its own; readiness is a bounded ping so a dead server shows within a second. */
+export async function connectMongo(url: string, dbName: string): Promise<MongoDependency> {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 3_000, heartbeatFrequencyMS: 1_000, appName: dbName });
+  await client.connect();
+  const db = client.db(dbName);
+  return {
+    name: 'mongodb',
+    client,
+    db,
+    isReady: async () => within(db.command({ ping: 1 }, { timeoutMS: 900 }).then((r) => r.ok === 1), 1_000, false),
+    close: async () => within(client.close(), 3_000, undefined),
+  };
+}
+
+/** Creates every declared collection and index; existing ones are left as they are (idempotent). */
+export async function ensureCollections(db: Db, defs: readonly CollectionDef[]): Promise<void> {
+  const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
+  for (const def of defs) {
+    if (!existing.has(def.name)) await db.createCollection(def.name).catch((err: { code?: number }) => {
+      if (err.code !== 48) throw err; // 48: NamespaceExists, another replica created it first
+    });
+    if (def.indexes.length === 0) continue;
+    await db.collection(def.name).createIndexes(
+      def.indexes.map((ix) => ({
+        key: ix.key,
+        name: ix.name,
+        ...(ix.unique ? { unique: true } : {}),
+        ...(ix.expireAfterSeconds !== undefined ? { expireAfterSeconds: ix.expireAfterSeconds } : {}),
+        ...(ix.partialFilterExpression ? { partialFilterExpression: ix.partialFilterExpression } : {}),
+      })),
+    );
+  }
+}

@@ -1,0 +1,127 @@
+import { createServer, type Server } from 'node:http';
+import type { Express } from 'express';
+import type { Registry } from 'prom-client';
+import type { z } from 'zod';
+import { ALL_COLLECTIONS, CONSUMERS, KV_BUCKETS, STREAMS } from '@dv/contracts';
+import { loadConfigOrExit } from './config.ts';
+import type { Dependency } from './dependency.ts';
+import { createHttpApp, finishHttpApp } from './http.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createRegistry } from './metrics.ts';
+import { connectMongo, ensureCollections, type MongoDependency } from './mongo.ts';
+import { connectNats, ensureKvBuckets, ensureStreams, natsManager, type NatsDependency } from './nats.ts';
+import { connectRedis, type RedisDependency } from './redis.ts';
+import { installGracefulShutdown } from './shutdown.ts';
+
+/** Settings every service schema carries (see `serviceSchema`). */
+export interface BaseServiceConfig {
+  HOST: string;
+  PORT: number;
+  LOG_LEVEL: string;
+  SHUTDOWN_TIMEOUT_MS: number;
+  NATS_URL: string;
+  REDIS_URL: string;
+  MONGODB_URL: string;
+  MONGODB_DB: string;
+}
+
+export interface ServiceContext<C extends BaseServiceConfig> {
+  readonly name: string;
+  readonly config: C;
+  readonly log: Logger;
+  readonly registry: Registry;
+  readonly nats?: NatsDependency;
+  readonly redis?: RedisDependency;
+  readonly mongo?: MongoDependency;
+  /** Aborted when shutdown begins: long-polls and loops end early on it. */
+  readonly shutdownSignal: AbortSignal;
+}
+
+export interface ServiceDefinition<S extends z.ZodObject> {
+  name: string;
+  schema: S;
+  needs: { nats?: boolean; redis?: boolean; mongo?: boolean };
+  /** Mount the service's routes. */
+  routes?: (app: Express, ctx: ServiceContext<z.infer<S> & BaseServiceConfig>) => void | Promise<void>;
+  /** Start background work (consumers, timers) once connected. */
+  start?: (ctx: ServiceContext<z.infer<S> & BaseServiceConfig>) => Promise<void>;
+  /** Stop taking work and finish what is in hand; called on SIGTERM before connections close. */
+  stop?: (ctx: ServiceContext<z.infer<S> & BaseServiceConfig>) => Promise<void>;
+}
+
+export interface RunningService {
+  server: Server;
+  url: string;
+  shutdown: () => Promise<void>;
+}
+
+/**
+ * The one way a process starts: validated config (exit with every bad variable listed), JSON logs,
+ * metrics, connections (with declared streams, consumers, buckets, collections and indexes applied
+ * idempotently), HTTP with health/readiness/metrics, and graceful shutdown on SIGTERM.
+ */
+export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S>): Promise<RunningService> {
+  const config = loadConfigOrExit(def.name, def.schema) as z.infer<S> & BaseServiceConfig;
+  const log = createLogger(def.name, config.LOG_LEVEL);
+  const registry = createRegistry(def.name);
+  const abort = new AbortController();
+  let shuttingDown = false;
+
+  const deps: Dependency[] = [];
+  let nats: NatsDependency | undefined;
+  let redis: RedisDependency | undefined;
+  let mongo: MongoDependency | undefined;
+  try {
+    if (def.needs.nats) {
+      nats = await connectNats(config.NATS_URL, def.name, log);
+      await ensureStreams(await natsManager(nats.nc), STREAMS, CONSUMERS);
+      await ensureKvBuckets(nats.nc, KV_BUCKETS);
+      deps.push(nats);
+    }
+    if (def.needs.redis) {
+      redis = await connectRedis(config.REDIS_URL, log);
+      deps.push(redis);
+    }
+    if (def.needs.mongo) {
+      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
+      await ensureCollections(mongo.db, ALL_COLLECTIONS);
+      deps.push(mongo);
+    }
+  } catch (err) {
+    log.fatal({ err }, 'could not connect to a required server at start');
+    await Promise.all(deps.map((d) => d.close().catch(() => undefined)));
+    process.exit(1);
+  }
+
+  const ctx: ServiceContext<z.infer<S> & BaseServiceConfig> = { name: def.name, config, log, registry, nats, redis, mongo, shutdownSignal: abort.signal };
+  const app = createHttpApp({ registry, log, dependencies: () => deps, isShuttingDown: () => shuttingDown });
+  await def.routes?.(app, ctx);
+  finishHttpApp(app, log);
+
+  const server = createServer({ requestTimeout: 120_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+
+  await def.start?.(ctx);
+
+  const shutdown = installGracefulShutdown({
+    server,
+    log,
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    onBegin: () => {
+      shuttingDown = true;
+      abort.abort();
+    },
+    stopWork: async () => def.stop?.(ctx),
+    closeConnections: async () => {
+      await Promise.all(deps.map((d) => d.close()));
+    },
+  });
+  log.info({ url, dependencies: deps.map((d) => d.name) }, `${def.name} listening`);
+  return { server, url, shutdown };
+}

@@ -1,0 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { connectMongo, type MongoDependency } from '../packages/runtime/src/mongo.ts';
+
+/** The run's private stack; fails loudly when a test that needs it runs with DV_TEST_STACK=0. */
+export function stackEnv(): Record<string, string> {
+  const env = inject('stack');
+  if (!env.MONGODB_URL) throw new Error('this test needs the test stack; run it without DV_TEST_STACK=0');
+  return env;
+}
+
+/** A database of its own for one test file, dropped by the caller's afterAll. */
+export async function isolatedMongo(label: string): Promise<MongoDependency> {
+  const env = stackEnv();
+  return connectMongo(env.MONGODB_URL as string, `t_${label}_${randomBytes(4).toString('hex')}`);
+}
