@@ -47,6 +47,7 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
   const env = { ...process.env, ...opts.env, PORT: String(opts.port ?? 0), HOST: opts.env.HOST ?? '127.0.0.1' };
   const child = spawn(process.execPath, [join(REPO_ROOT, name, 'src', 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  // The last output lines (stdout JSON logs and stderr), quoted when the process dies before listening.
   let stderrTail = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderrTail = (stderrTail + d.toString()).slice(-4_000);
@@ -56,6 +57,7 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
     const rl = createInterface({ input: child.stdout! });
     rl.on('line', (line) => {
       log.write(`${line}\n`);
+      stderrTail = (stderrTail + line + '\n').slice(-4_000);
       opts.onLine?.(line);
       if (line.includes('listening')) {
         try {

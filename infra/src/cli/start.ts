@@ -4,7 +4,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { ensureDemoAccount } from '../demo-account.ts';
+import { applySchema, ensureDemoAccount } from '../demo-account.ts';
 import { DEFAULT_PORTS, SERVICE_NAMES, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
 import { REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';
 import { demoWorldSummary, startDemoWorld, type DemoWorld } from './demo-world.ts';
@@ -54,12 +54,14 @@ try {
     say(`simulated internet up: DNS ${world.env.DNS_SERVERS}, SMTP port ${world.env.SMTP_PORT}`);
   }
   writeFileSync(join(localDir, 'stack.json'), JSON.stringify({ env: stack.env, pid: process.pid }, null, 2));
+  const client = new MongoClient(stack.env.MONGODB_URL as string);
+  const db = client.db(process.env.MONGODB_DB ?? 'deliverability');
+  await applySchema(db);
   for (const name of SERVICE_NAMES) {
     say(`starting ${name}…`);
     services.push(await startServiceProcess(name, { env, port: portFor(name), logDir: join(localDir, 'logs') }));
   }
-  const client = new MongoClient(stack.env.MONGODB_URL as string);
-  const keys = await client.connect().then(() => ensureDemoAccount(client.db(process.env.MONGODB_DB ?? 'deliverability')));
+  const keys = await ensureDemoAccount(db);
   await client.close();
 
   const url = (name: ServiceName) => services.find((s) => s.name === name)?.url ?? '';

@@ -71,20 +71,39 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   let nats: NatsDependency | undefined;
   let redis: RedisDependency | undefined;
   let mongo: MongoDependency | undefined;
+  // A server that is still starting (or just elected primary, which drops connections) is retried
+  // for a while: in Kubernetes a pod often starts before its servers are ready.
+  const connectTimeoutMs = 30_000;
   try {
     if (def.needs.nats) {
-      nats = await connectNats(config.NATS_URL, def.name, log);
-      await ensureStreams(await natsManager(nats.nc), STREAMS, CONSUMERS);
-      await ensureKvBuckets(nats.nc, KV_BUCKETS);
+      nats = await retrying('nats', connectTimeoutMs, log, async () => {
+        const dep = await connectNats(config.NATS_URL, def.name, log);
+        try {
+          await ensureStreams(await natsManager(dep.nc), STREAMS, CONSUMERS);
+          await ensureKvBuckets(dep.nc, KV_BUCKETS);
+        } catch (err) {
+          await dep.close();
+          throw err;
+        }
+        return dep;
+      });
       deps.push(nats);
     }
     if (def.needs.redis) {
-      redis = await connectRedis(config.REDIS_URL, log);
+      redis = await retrying('redis', connectTimeoutMs, log, () => connectRedis(config.REDIS_URL, log));
       deps.push(redis);
     }
     if (def.needs.mongo) {
-      mongo = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
-      await ensureCollections(mongo.db, ALL_COLLECTIONS);
+      mongo = await retrying('mongodb', connectTimeoutMs, log, async () => {
+        const dep = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
+        try {
+          await ensureCollections(dep.db, ALL_COLLECTIONS);
+        } catch (err) {
+          await dep.close();
+          throw err;
+        }
+        return dep;
+      });
       deps.push(mongo);
     }
   } catch (err) {
@@ -124,4 +143,17 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   });
   log.info({ url, dependencies: deps.map((d) => d.name) }, `${def.name} listening`);
   return { server, url, shutdown };
+}
+
+async function retrying<T>(what: string, timeoutMs: number, log: Logger, attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
+      log.warn({ dependency: what, attempt: n, err: (err as Error).message }, 'not reachable yet; retrying');
+      await new Promise((r) => setTimeout(r, Math.min(250 * n, 2_000)));
+    }
+  }
 }

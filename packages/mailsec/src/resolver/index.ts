@@ -1,0 +1,16 @@
+export { DnsResolver, RESOLVER_DEFAULTS, type DnsResolverOptions, type ResolverStats } from './resolver.ts';
+export { parseServer, parseServers, serversFromEnv, type UpstreamServer } from './servers.ts';
+export {
+  RR_TYPE,
+  RR_TYPES,
+  RCODE,
+  isRrType,
+  isDnsFailure,
+  txtJoin,
+  type Rcode,
+  type Resolver,
+  type ResolveResult,
+  type Rr,
+  type RrOf,
+  type RrType,
+} from './types.ts';

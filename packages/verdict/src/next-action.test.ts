@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { GREYLIST_LADDER_MINUTES } from './data/retry-ladder.ts';
+import { nextAction, throttlePauseMs } from './next-action.ts';
+import type { NextAction, NextActionContext } from './next-action.ts';
+import type { ReplyClass } from './reply-types.ts';
+
+const MIN = 60_000;
+
+describe('nextAction', () => {
+  const cases: { cls: ReplyClass; attempt: number; ctx?: NextActionContext; expected: Partial<NextAction> }[] = [
+    { cls: 'accepted', attempt: 1, expected: { kind: 'final' } },
+    { cls: 'mailbox_absent', attempt: 1, expected: { kind: 'final' } },
+    { cls: 'mailbox_full', attempt: 3, expected: { kind: 'final' } },
+    { cls: 'will_not_verify', attempt: 1, expected: { kind: 'final' } },
+    { cls: 'permanent_other', attempt: 1, expected: { kind: 'final' } },
+    // the ladder counts from the first try: 5, 12, 20, 45, 75 minutes
+    { cls: 'greylisted', attempt: 1, ctx: { elapsedMs: 2_000 }, expected: { kind: 'retry_at', delayMs: 5 * MIN - 2_000 } },
+    { cls: 'greylisted', attempt: 2, ctx: { elapsedMs: 5 * MIN }, expected: { kind: 'retry_at', delayMs: 7 * MIN } },
+    { cls: 'greylisted', attempt: 3, ctx: { elapsedMs: 12 * MIN }, expected: { kind: 'retry_at', delayMs: 8 * MIN } },
+    { cls: 'greylisted', attempt: 4, ctx: { elapsedMs: 20 * MIN }, expected: { kind: 'retry_at', delayMs: 25 * MIN } },
+    { cls: 'greylisted', attempt: 5, ctx: { elapsedMs: 50 * MIN }, expected: { kind: 'retry_at', delayMs: 25 * MIN } },
+    { cls: 'greylisted', attempt: 5, ctx: { elapsedMs: 80 * MIN }, expected: { kind: 'retry_at', delayMs: 0 } },
+    { cls: 'greylisted', attempt: 6, expected: { kind: 'final' } },
+    { cls: 'temporary_other', attempt: 1, expected: { kind: 'retry_at', delayMs: 5 * MIN } },
+    { cls: 'temporary_other', attempt: 6, expected: { kind: 'final' } },
+    { cls: 'throttled', attempt: 1, expected: { kind: 'pause_provider', pauseMs: 10 * MIN } },
+    { cls: 'throttled', attempt: 2, ctx: { throttleStreak: 1 }, expected: { kind: 'pause_provider', pauseMs: 20 * MIN } },
+    { cls: 'throttled', attempt: 3, ctx: { throttleStreak: 5 }, expected: { kind: 'pause_provider', pauseMs: 60 * MIN } },
+    { cls: 'throttled', attempt: 6, expected: { kind: 'final' } },
+    { cls: 'too_many_recipients', attempt: 1, ctx: { rcptsInSession: 20 }, expected: { kind: 'reconnect_fewer_rcpts', maxRcpts: 10 } },
+    { cls: 'too_many_recipients', attempt: 1, ctx: { rcptsInSession: 3 }, expected: { kind: 'reconnect_fewer_rcpts', maxRcpts: 1 } },
+    { cls: 'too_many_recipients', attempt: 1, ctx: { rcptsInSession: 1 }, expected: { kind: 'retry_at', delayMs: 5 * MIN } },
+    { cls: 'policy_blocked', attempt: 1, ctx: { otherIpAvailable: true }, expected: { kind: 'move_ip', blockIpForMs: 60 * MIN } },
+    { cls: 'policy_blocked', attempt: 1, ctx: { otherIpAvailable: false }, expected: { kind: 'final' } },
+  ];
+  it.each(cases)('$cls attempt $attempt $ctx -> $expected.kind', ({ cls, attempt, ctx, expected }) => {
+    expect(nextAction(cls, attempt, GREYLIST_LADDER_MINUTES, ctx)).toMatchObject(expected);
+  });
+
+  it('follows a custom ladder', () => {
+    expect(nextAction('greylisted', 1, [1])).toMatchObject({ kind: 'retry_at', delayMs: MIN });
+    expect(nextAction('greylisted', 2, [1])).toMatchObject({ kind: 'final' });
+  });
+});
+
+describe('throttlePauseMs', () => {
+  it.each([
+    [0, 10],
+    [1, 20],
+    [2, 40],
+    [3, 60],
+    [10, 60],
+  ])('streak %i -> %i min', (streak, minutes) => expect(throttlePauseMs(streak)).toBe(minutes * MIN));
+});

@@ -1,0 +1,79 @@
+// What the scheduler does after a classified RCPT reply (design.md section 4, step 5). Pure: the
+// caller passes how far along the item is; timing comes from data/retry-ladder.ts.
+import { GREYLIST_LADDER_MINUTES, POLICY_BLOCK_MINUTES, THROTTLE_PAUSE } from './data/retry-ladder.ts';
+import type { ReplyClass } from './reply-types.ts';
+
+const MINUTE_MS = 60_000;
+
+export interface NextActionContext {
+  /** Milliseconds from the item's first attempt to now (ladder steps count from the first try). */
+  elapsedMs?: number;
+  /** Throttling replies in a row from this (provider, source IP) before this one. */
+  throttleStreak?: number;
+  /** Another probe node or source IP not blocked by this provider can take the item. */
+  otherIpAvailable?: boolean;
+  /** RCPT commands in the session that drew the reply. */
+  rcptsInSession?: number;
+}
+
+export type NextAction =
+  /** Call verdict() with this reply; `why` says why the item ends here. */
+  | { kind: 'final'; why: string }
+  /** Retry the item after `delayMs` (same source /24 and MAIL FROM for greylisting). */
+  | { kind: 'retry_at'; delayMs: number; why: string }
+  /** Pause (provider, source IP) for `pauseMs`; the item retries when the pause ends. */
+  | { kind: 'pause_provider'; pauseMs: number; why: string }
+  /** Mark our IP blocked by this provider for `blockIpForMs` and give the item to another IP. */
+  | { kind: 'move_ip'; blockIpForMs: number; why: string }
+  /** Reconnect and send at most `maxRcpts` RCPTs per session from now on. */
+  | { kind: 'reconnect_fewer_rcpts'; maxRcpts: number; why: string };
+
+/** Pause after the (streak + 1)-th throttling reply in a row: 10, 20, 40, 60, 60... minutes. */
+export function throttlePauseMs(throttleStreak: number): number {
+  const minutes = THROTTLE_PAUSE.initialMinutes * THROTTLE_PAUSE.factor ** Math.max(0, throttleStreak);
+  return Math.min(minutes, THROTTLE_PAUSE.maxMinutes) * MINUTE_MS;
+}
+
+/**
+ * `attempt` is the 1-based number of the attempt that drew this reply. Retry n+1 is due
+ * ladder[n-1] minutes after the first try; when the ladder is used up, the item is final
+ * (verdict() turns a temporary reply into unknown/temp_failure).
+ */
+export function nextAction(
+  replyClass: ReplyClass,
+  attempt: number,
+  ladder: readonly number[] = GREYLIST_LADDER_MINUTES,
+  ctx: NextActionContext = {},
+): NextAction {
+  const exhausted = attempt > ladder.length;
+  const ladderRetry = (why: string): NextAction => {
+    if (exhausted) return { kind: 'final', why: `retry ladder used up after ${attempt} attempts` };
+    const dueMs = ladder[attempt - 1]! * MINUTE_MS;
+    return { kind: 'retry_at', delayMs: Math.max(0, dueMs - (ctx.elapsedMs ?? 0)), why };
+  };
+  switch (replyClass) {
+    case 'accepted':
+    case 'mailbox_absent':
+    case 'mailbox_full':
+    case 'will_not_verify':
+    case 'permanent_other':
+      return { kind: 'final', why: 'the reply is definitive' };
+    case 'greylisted':
+      return ladderRetry('greylisted: retry on the ladder from the same source /24 and MAIL FROM');
+    case 'temporary_other':
+      return ladderRetry('temporary failure: retry on the ladder');
+    case 'throttled':
+      if (exhausted) return { kind: 'final', why: `still throttled after ${attempt} attempts` };
+      return { kind: 'pause_provider', pauseMs: throttlePauseMs(ctx.throttleStreak ?? 0), why: 'rate limited: slow down for this provider and IP' };
+    case 'too_many_recipients': {
+      const sent = ctx.rcptsInSession ?? 1;
+      if (sent <= 1) return ladderRetry('too many recipients with a single RCPT: treat as temporary');
+      return { kind: 'reconnect_fewer_rcpts', maxRcpts: Math.max(1, Math.floor(sent / 2)), why: 'too many recipients: halve the RCPTs per session' };
+    }
+    case 'policy_blocked':
+      if (ctx.otherIpAvailable) {
+        return { kind: 'move_ip', blockIpForMs: POLICY_BLOCK_MINUTES * MINUTE_MS, why: 'our IP is blocked by this provider: route elsewhere' };
+      }
+      return { kind: 'final', why: 'blocked by policy and no other IP is available' };
+  }
+}
