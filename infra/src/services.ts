@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { recordPid } from './stack/process.ts';
 import { REPO_ROOT } from './stack/stack.ts';
 
 export const SERVICE_NAMES = ['gateway', 'lookup', 'portfolio-scanner', 'scheduler', 'probe-node'] as const;
@@ -34,6 +35,8 @@ export interface StartServiceOptions {
   readyTimeoutMs?: number;
   /** Called with each log line (already written to the log file). */
   onLine?: (line: string) => void;
+  /** Own process group (npm start), with its pid recorded in this folder for leftover clean-up. */
+  detachedPidDir?: string;
 }
 
 /**
@@ -45,7 +48,8 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
   mkdirSync(opts.logDir, { recursive: true });
   const log = createWriteStream(join(opts.logDir, `${name}.log`), { flags: 'a' });
   const env = { ...process.env, ...opts.env, PORT: String(opts.port ?? 0), HOST: opts.env.HOST ?? '127.0.0.1' };
-  const child = spawn(process.execPath, [join(REPO_ROOT, name, 'src', 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT });
+  const child = spawn(process.execPath, [join(REPO_ROOT, name, 'src', 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT, detached: opts.detachedPidDir !== undefined });
+  if (opts.detachedPidDir) recordPid(opts.detachedPidDir, name, child.pid);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   // The last output lines (stdout JSON logs and stderr), quoted when the process dies before listening.
   let stderrTail = '';

@@ -8,6 +8,7 @@ import { applySchema, ensureDemoAccount } from '../demo-account.ts';
 import { DEFAULT_PORTS, SERVICE_NAMES, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
 import { REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';
 import { demoWorldSummary, startDemoWorld, type DemoWorld } from './demo-world.ts';
+import { firstCurls } from './first-curls.ts';
 
 const demo = process.argv.includes('--demo');
 const localDir = join(REPO_ROOT, '.local');
@@ -46,7 +47,7 @@ process.on('SIGTERM', () => void stopAll(0));
 try {
   mkdirSync(localDir, { recursive: true });
   say(`starting NATS (JetStream), Redis and MongoDB on free loopback ports (data in .local/stack)…`);
-  stack = await startStack({ dataDir: join(localDir, 'stack'), log: say });
+  stack = await startStack({ dataDir: join(localDir, 'stack'), log: say, detached: true });
   const env: Record<string, string> = { ...stack.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
   if (demo) {
     world = await startDemoWorld();
@@ -59,7 +60,7 @@ try {
   await applySchema(db);
   for (const name of SERVICE_NAMES) {
     say(`starting ${name}…`);
-    services.push(await startServiceProcess(name, { env, port: portFor(name), logDir: join(localDir, 'logs') }));
+    services.push(await startServiceProcess(name, { env, port: portFor(name), logDir: join(localDir, 'logs'), detachedPidDir: stack.dataDir }));
   }
   const keys = await ensureDemoAccount(db);
   await client.close();
@@ -76,8 +77,7 @@ try {
   say(`  sandbox key: ${keys.sandbox}`);
   say('');
   say('Try:');
-  say(`  curl ${summary.gateway}/v1/health`);
-  say(`  curl -H "Authorization: Bearer ${keys.sandbox}" -H 'content-type: application/json' -d '{"email":"someone@example.com"}' ${summary.gateway}/v1/verify`);
+  for (const line of firstCurls(summary.gateway, keys)) say(`  ${line}`);
   if (world) for (const line of demoWorldSummary()) say(line);
   say('');
   say('Keys and URLs are also in .local/demo.json; logs in .local/logs. Ctrl-C stops everything.');

@@ -9,13 +9,19 @@ export interface Managed {
   alive: () => boolean;
 }
 
-export function startProcess(name: string, command: string, args: string[], dataDir: string, env: NodeJS.ProcessEnv = process.env): Managed {
+export interface StartProcessOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Own process group: a terminal's Ctrl-C then reaches only the launcher, which stops servers last. */
+  detached?: boolean;
+}
+
+export function startProcess(name: string, command: string, args: string[], dataDir: string, opts: StartProcessOptions = {}): Managed {
   const logDir = join(dataDir, 'logs');
   mkdirSync(logDir, { recursive: true });
   // The child writes straight to its log file: no pipe stays open in this process, so helpers the
   // server leaves behind for a moment (wineserver) cannot keep the launcher's event loop alive.
   const fd = openSync(join(logDir, `${name}.log`), 'a');
-  const child = spawn(command, args, { env, stdio: ['ignore', fd, fd] });
+  const child = spawn(command, args, { env: opts.env ?? process.env, stdio: ['ignore', fd, fd], detached: opts.detached ?? false });
   closeSync(fd);
   let alive = true;
   const exited = new Promise<number | null>((resolve) => {
@@ -47,7 +53,7 @@ function pidFile(dataDir: string): string {
   return join(dataDir, 'pids.json');
 }
 
-function recordPid(dataDir: string, name: string, pid: number | undefined): void {
+export function recordPid(dataDir: string, name: string, pid: number | undefined): void {
   if (pid === undefined) return;
   const file = pidFile(dataDir);
   const pids = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>) : {};
@@ -62,7 +68,7 @@ export function killLeftovers(dataDir: string): string[] {
   const pids = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
   for (const [name, pid] of Object.entries(pids)) {
     const cmdline = readCmdline(pid);
-    if (cmdline && /nats-server|redis-server|mongod/.test(cmdline)) {
+    if (cmdline && /nats-server|redis-server|mongod|\/src\/main\.ts/.test(cmdline)) {
       try {
         process.kill(pid, 'SIGKILL');
         killed.push(`${name} (pid ${pid})`);

@@ -3,7 +3,9 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { ensureCommand } from './install.ts';
+import { execFile } from 'node:child_process';
 import { resolveMongod, wineEnv, winePath, type MongodBinary } from './mongod-binary.ts';
+import { which } from './install.ts';
 import { freePort, waitForPort } from './ports.ts';
 import { startProcess, stopProcess, type Managed } from './process.ts';
 
@@ -28,11 +30,13 @@ abstract class ProcessServer implements ServerHandle {
   abstract readonly url: string;
   readonly port: number;
   protected readonly dataDir: string;
+  protected readonly detached: boolean;
   protected proc: Managed | undefined;
 
-  constructor(port: number, dataDir: string) {
+  constructor(port: number, dataDir: string, detached: boolean) {
     this.port = port;
     this.dataDir = dataDir;
+    this.detached = detached;
   }
 
   pid(): number | undefined {
@@ -56,8 +60,8 @@ export class NatsServer extends ProcessServer {
   readonly url: string;
   private readonly bin: string;
 
-  constructor(port: number, dataDir: string, log: Log) {
-    super(port, dataDir);
+  constructor(port: number, dataDir: string, log: Log, detached = false) {
+    super(port, dataDir, detached);
     this.url = `nats://${HOST}:${port}`;
     this.bin = ensureCommand('nats-server', 'nats-server', log);
   }
@@ -65,7 +69,7 @@ export class NatsServer extends ProcessServer {
   async start(): Promise<void> {
     const store = join(this.dataDir, 'nats');
     mkdirSync(store, { recursive: true });
-    this.proc = startProcess('nats', this.bin, ['-a', HOST, '-p', String(this.port), '-js', '-sd', store, '-n', `dv-${this.port}`], this.dataDir);
+    this.proc = startProcess('nats', this.bin, ['-a', HOST, '-p', String(this.port), '-js', '-sd', store, '-n', `dv-${this.port}`], this.dataDir, { detached: this.detached });
     const proc = this.proc;
     await waitForPort(HOST, this.port, 15_000, () => proc.alive());
   }
@@ -76,8 +80,8 @@ export class RedisServer extends ProcessServer {
   readonly url: string;
   private readonly bin: string;
 
-  constructor(port: number, dataDir: string, log: Log) {
-    super(port, dataDir);
+  constructor(port: number, dataDir: string, log: Log, detached = false) {
+    super(port, dataDir, detached);
     this.url = `redis://${HOST}:${port}`;
     this.bin = ensureCommand('redis-server', 'redis-server', log);
   }
@@ -86,7 +90,7 @@ export class RedisServer extends ProcessServer {
     const dir = join(this.dataDir, 'redis');
     mkdirSync(dir, { recursive: true });
     // Append-only persistence keeps politeness and retry state across a Redis restart, as in production.
-    this.proc = startProcess('redis', this.bin, ['--bind', HOST, '--port', String(this.port), '--dir', dir, '--save', '', '--appendonly', 'yes', '--protected-mode', 'yes'], this.dataDir);
+    this.proc = startProcess('redis', this.bin, ['--bind', HOST, '--port', String(this.port), '--dir', dir, '--save', '', '--appendonly', 'yes', '--protected-mode', 'yes'], this.dataDir, { detached: this.detached });
     const proc = this.proc;
     await waitForPort(HOST, this.port, 15_000, () => proc.alive());
     await waitForRedisPong(this.port);
@@ -114,8 +118,8 @@ export class MongoServer extends ProcessServer {
   readonly url: string;
   private readonly binary: MongodBinary;
 
-  constructor(port: number, dataDir: string, cacheDir: string, log: Log) {
-    super(port, dataDir);
+  constructor(port: number, dataDir: string, cacheDir: string, log: Log, detached = false) {
+    super(port, dataDir, detached);
     this.url = `mongodb://${HOST}:${port}/?replicaSet=rs0&directConnection=true`;
     this.binary = resolveMongod(cacheDir, log);
   }
@@ -125,9 +129,9 @@ export class MongoServer extends ProcessServer {
     mkdirSync(dbPath, { recursive: true });
     const args = ['--bind_ip', HOST, '--port', String(this.port), '--replSet', 'rs0', '--wiredTigerCacheSizeGB', '0.25', '--setParameter', 'diagnosticDataCollectionEnabled=false', '--quiet'];
     if (this.binary.kind === 'native') {
-      this.proc = startProcess('mongodb', this.binary.path, ['--dbpath', dbPath, ...args], this.dataDir);
+      this.proc = startProcess('mongodb', this.binary.path, ['--dbpath', dbPath, ...args], this.dataDir, { detached: this.detached });
     } else {
-      this.proc = startProcess('mongodb', this.binary.wine64, [this.binary.exe, '--dbpath', winePath(dbPath), ...args], this.dataDir, wineEnv(this.binary.prefix));
+      this.proc = startProcess('mongodb', this.binary.wine64, [this.binary.exe, '--dbpath', winePath(dbPath), ...args], this.dataDir, { env: wineEnv(this.binary.prefix), detached: this.detached });
     }
     const proc = this.proc;
     await waitForPort(HOST, this.port, 120_000, () => proc.alive());
@@ -152,6 +156,9 @@ export class MongoServer extends ProcessServer {
     clearTimeout(timer);
     if (!gone) await stopProcess(proc, 2_000);
     this.proc = undefined;
+    // wine's server and device helpers outlive mongod by a moment; wait for them (bounded: another
+    // stack may share the prefix and keep them alive legitimately).
+    if (this.binary.kind === 'wine') await waitWineserver(this.binary.prefix);
   }
 }
 
@@ -202,4 +209,9 @@ export class ExternalMongo implements ServerHandle {
 
 export async function allocatePort(): Promise<number> {
   return freePort(HOST);
+}
+
+async function waitWineserver(prefix: string): Promise<void> {
+  const wineserver = which('wineserver') ?? '/usr/lib/wine/wineserver64';
+  await new Promise<void>((resolve) => execFile(wineserver, ['-w'], { env: wineEnv(prefix), timeout: 8_000 }, () => resolve()));
 }

@@ -12,6 +12,8 @@ export interface StackOptions {
   /** Use this MongoDB instead of starting one (defaults to process.env.MONGODB_URL). */
   mongodbUrl?: string;
   log?: (msg: string) => void;
+  /** Servers in their own process group (npm start): Ctrl-C reaches the launcher only. */
+  detached?: boolean;
 }
 
 export interface Stack {
@@ -38,10 +40,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const servers: Partial<Record<ServerName, ServerHandle>> = {};
   const mongodbUrl = opts.mongodbUrl ?? process.env.MONGODB_URL;
-  if (wanted.includes('nats')) servers.nats = new NatsServer(await allocatePort(), dataDir, log);
-  if (wanted.includes('redis')) servers.redis = new RedisServer(await allocatePort(), dataDir, log);
+  const detached = opts.detached ?? false;
+  if (wanted.includes('nats')) servers.nats = new NatsServer(await allocatePort(), dataDir, log, detached);
+  if (wanted.includes('redis')) servers.redis = new RedisServer(await allocatePort(), dataDir, log, detached);
   if (wanted.includes('mongodb')) {
-    servers.mongodb = mongodbUrl ? new ExternalMongo(mongodbUrl) : new MongoServer(await allocatePort(), dataDir, opts.cacheDir ?? DEFAULT_CACHE_DIR, log);
+    servers.mongodb = mongodbUrl ? new ExternalMongo(mongodbUrl) : new MongoServer(await allocatePort(), dataDir, opts.cacheDir ?? DEFAULT_CACHE_DIR, log, detached);
   }
   const handles = Object.values(servers);
   const started = await Promise.allSettled(handles.map((h) => h.start()));

@@ -18,7 +18,7 @@ export interface ShutdownPlan {
 /**
  * Installs SIGTERM/SIGINT handlers. Order: mark draining, stop accepting HTTP connections, stop
  * work, let in-flight requests finish (long ones are cut at 70% of the budget), close server
- * connections, exit 0. A second signal or the budget running out exits at once with 1.
+ * connections, exit 0. The budget running out exits at once with 1.
  */
 export function installGracefulShutdown(plan: ShutdownPlan): () => Promise<void> {
   const exit = plan.exit ?? ((code: number) => process.exit(code));
@@ -53,10 +53,11 @@ export function installGracefulShutdown(plan: ShutdownPlan): () => Promise<void>
     plan.log.info({ ms: Date.now() - t0 }, 'shutdown: done');
     exit(0);
   };
+  // A repeated signal does not cut the drain short: a terminal's Ctrl-C and a supervisor's SIGTERM
+  // often arrive together, and the budget's hard stop already bounds the wait.
   const onSignal = (signal: string) => {
     if (started) {
-      plan.log.warn({ signal }, 'second signal; exiting now');
-      exit(1);
+      plan.log.info({ signal }, 'already draining; signal ignored');
       return;
     }
     void shutdown();
