@@ -37,11 +37,23 @@ export const COLLECTIONS = {
   },
   jobs: {
     name: 'jobs',
-    indexes: [{ key: { account_id: 1, _id: -1 }, name: 'account_jobs' }, { key: { account_id: 1, status: 1 }, name: 'account_status' }, expiresAt],
+    indexes: [
+      { key: { account_id: 1, _id: -1 }, name: 'account_jobs' },
+      { key: { account_id: 1, status: 1 }, name: 'account_status' },
+      // The scheduler's deadline sweep: running jobs whose max_wall_seconds has passed.
+      { key: { status: 1, deadline_at: 1 }, name: 'status_deadline' },
+      expiresAt,
+    ],
   },
   jobItems: {
     name: 'job_items',
-    indexes: [{ key: { job_id: 1, seq: 1 }, name: 'job_seq', unique: true }, { key: { job_id: 1, email: 1 }, name: 'job_email', unique: true }, expiresAt],
+    indexes: [
+      { key: { job_id: 1, seq: 1 }, name: 'job_seq', unique: true },
+      { key: { job_id: 1, email: 1 }, name: 'job_email', unique: true },
+      // The greylist ladder's durable wait: items due for another attempt.
+      { key: { state: 1, next_attempt_at: 1 }, name: 'state_due' },
+      expiresAt,
+    ],
   },
   latestResults: {
     name: 'latest_results',

@@ -25,13 +25,17 @@ export const ERROR_STATUS = {
   bad_gateway: 502,
   service_unavailable: 503,
   timeout: 504,
+  // lookup service (docs/lookup.md)
+  invalid_target: 400,
+  verification_link_expired: 410,
+  quota_exhausted: 429,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const ERROR_TITLES: Readonly<Record<number, string>> = {
   400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type',
+  405: 'Method Not Allowed', 409: 'Conflict', 410: 'Gone', 413: 'Content Too Large', 415: 'Unsupported Media Type',
   422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway',
   503: 'Service Unavailable', 504: 'Gateway Timeout',
 };

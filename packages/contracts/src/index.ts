@@ -4,3 +4,4 @@ export * from './errors.ts';
 export * from './subjects.ts';
 export * from './collections.ts';
 export * from './messages.ts';
+export * from './jobs.ts';

@@ -32,19 +32,36 @@ export const probeTimeouts = z.object({
   sessionMs: z.number().int().positive(),
 });
 
+// Probe messages (docs/probe-node.md). Fields marked "added" are optional so that older producers
+// and consumers keep working.
 export const probeSessionRequest = z.object({
   session_id: z.string(),
   domain: z.string(),
+  /** Host names (or IP literals) in preference order; the probe resolves them and tries the next on connect failure. */
   mx_hosts: z.array(z.string()).min(1),
   addresses: z.array(z.string().max(320)).min(1).max(100),
   catch_all_probe: z.boolean(),
   mail_from: z.string(),
-  source_ip: z.string().nullable(),
-  timeouts: probeTimeouts,
+  /** One of the node's PROBE_SOURCE_IPS; null or absent (added) = the node picks one by domain. */
+  source_ip: z.string().nullable().optional(),
+  /** Each value overrides the node's default within the node's cap; absent values (added) take the default. */
+  timeouts: probeTimeouts.partial().optional(),
 });
 export type ProbeSessionRequest = z.infer<typeof probeSessionRequest>;
 
-export const PROBE_OUTCOMES = ['completed', 'connect_failed', 'timeout', 'dropped', 'tls_failed', 'protocol_error'] as const;
+/** `busy` (added): the node is at capacity or shutting down; nothing was sent; ask another node. */
+export const PROBE_OUTCOMES = ['completed', 'connect_failed', 'timeout', 'dropped', 'tls_failed', 'protocol_error', 'busy'] as const;
+export type ProbeOutcomeName = (typeof PROBE_OUTCOMES)[number];
+
+/** Where a reply came from: RCPT for the address itself, else the step that refused the whole session. */
+export const PROBE_REPLY_STAGES = ['greeting', 'ehlo', 'mail', 'rcpt'] as const;
+/**
+ * What happened to one address: `replied` (reply present), `invalid_address` (control characters
+ * or a malformed path: never sent), `skipped_catch_all` (the catch-all probe was accepted, so the
+ * RCPT was not sent), `not_attempted` (the session ended first), `utf8_unsupported` (non-ASCII
+ * address and the server does not offer SMTPUTF8).
+ */
+export const PROBE_ADDRESS_STATES = ['replied', 'invalid_address', 'skipped_catch_all', 'not_attempted', 'utf8_unsupported'] as const;
 
 export const probeSessionReply = z.object({
   session_id: z.string(),
@@ -53,10 +70,36 @@ export const probeSessionReply = z.object({
   mx_used: z.string().nullable(),
   source_ip: z.string().nullable(),
   tls: z.boolean(),
-  catch_all: z.object({ address: z.string(), reply: smtpReply.nullable() }).nullable(),
-  results: z.array(z.object({ address: z.string(), reply: smtpReply.nullable(), ms: z.number().nonnegative() })),
+  catch_all: z.object({ address: z.string(), reply: smtpReply.nullable(), ms: z.number().nonnegative().optional() }).nullable(),
+  results: z.array(
+    z.object({
+      address: z.string(),
+      reply: smtpReply.nullable(),
+      ms: z.number().nonnegative(),
+      stage: z.enum(PROBE_REPLY_STAGES).optional(),
+      state: z.enum(PROBE_ADDRESS_STATES).optional(),
+    }),
+  ),
   duration_ms: z.number().nonnegative(),
   detail: z.string().optional(),
+  /** Added: the IP address of the MX host the replies came from. */
+  mx_ip: z.string().nullable().optional(),
+  /** Added: whether the TLS certificate verified for the MX host name (TLS is used either way). */
+  tls_verified: z.boolean().optional(),
+  /** Added: TCP connections opened (failed attempts and reconnects after 452 4.5.3 included). */
+  connections: z.number().int().nonnegative().optional(),
+  /** Added: MX addresses that could not be reached before one answered (or all failed). */
+  connect_errors: z.array(z.object({ host: z.string(), ip: z.string().nullable(), error: z.string() })).optional(),
+  /** Added: milliseconds spent in each step of the first working connection. */
+  timings: z
+    .object({
+      connect_ms: z.number().nonnegative().nullable(),
+      greeting_ms: z.number().nonnegative().nullable(),
+      ehlo_ms: z.number().nonnegative().nullable(),
+      tls_ms: z.number().nonnegative().nullable(),
+      mail_ms: z.number().nonnegative().nullable(),
+    })
+    .optional(),
 });
 export type ProbeSessionReply = z.infer<typeof probeSessionReply>;
 
@@ -67,6 +110,10 @@ export const probeHeartbeat = z.object({
   in_flight: z.number().int().nonnegative(),
   provider_health: z.record(z.string(), z.object({ throttled: z.number().int().nonnegative(), blocked: z.number().int().nonnegative() })),
   at: isoDate,
+  /** Added: the window `provider_health` counts cover. */
+  window_ms: z.number().int().positive().optional(),
+  /** Added: true in the last heartbeat of a node that is shutting down (capacity is then 0). */
+  draining: z.boolean().optional(),
 });
 export type ProbeHeartbeat = z.infer<typeof probeHeartbeat>;
 

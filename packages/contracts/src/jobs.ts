@@ -1,0 +1,106 @@
+import type { VerificationResult } from '@dv/verdict';
+
+// The verification pipeline's stored documents, shared by the gateway (writes jobs and items,
+// reads results) and the scheduler (writes results, counters, events). docs/data-model.md tells
+// the whole story; collection names and indexes are in collections.ts.
+
+export type JobStatus = 'running' | 'completed' | 'failed' | 'canceled';
+export type JobKind = 'single' | 'list';
+export type KeyModeName = 'live' | 'sandbox';
+
+export interface WebhookDelivery {
+  url: string;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+}
+
+export interface JobDoc {
+  _id: string; // job_…
+  account_id: string;
+  key_id: string;
+  mode: KeyModeName;
+  kind: JobKind;
+  status: JobStatus;
+  label: string | null;
+  total: number;
+  done: number;
+  counts: Record<VerificationResult['status'], number>;
+  credits_charged: number;
+  credits_refunded: number;
+  max_age_days: number | null;
+  force_fresh: boolean;
+  notify_email: boolean;
+  max_wall_seconds: number | null;
+  /** created_at + max_wall_seconds; the scheduler ends leftover items at this time. */
+  deadline_at: Date | null;
+  webhook: WebhookDelivery | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  /** Retention: created_at + 30 days (TTL index). */
+  expires_at: Date;
+}
+
+export type ItemState = 'queued' | 'waiting_retry' | 'done' | 'canceled';
+
+export interface JobItemDoc {
+  _id: string; // `${job_id}:${seq}`: the same id is the JetStream message id, so a republish is deduplicated
+  job_id: string;
+  account_id: string;
+  seq: number;
+  /** Normalized address (trimmed; domain lower-cased); duplicates are removed case-insensitively at intake. */
+  email: string;
+  ref: string | null;
+  meta: Record<string, string> | null;
+  state: ItemState;
+  result: VerificationResult | null;
+  attempts: number;
+  /** Greylist ladder: when the item is due again (durable: a restart picks it up). */
+  next_attempt_at: Date | null;
+  /** Source IP of the first probe, reused for greylist retries (postgrey keys on the client /24). */
+  source_ip: string | null;
+  created_at: Date;
+  updated_at: Date;
+  expires_at: Date;
+}
+
+export interface LatestResultDoc {
+  account_id: string;
+  email: string;
+  result: VerificationResult;
+  job_id: string;
+  checked_at: Date;
+  expires_at: Date;
+}
+
+/** Shared across accounts: only the probe-derived verdict, never ref/meta. */
+export interface CacheDoc {
+  email: string;
+  result: VerificationResult;
+  checked_at: Date;
+  expires_at: Date;
+}
+
+export interface EventDoc {
+  _id: string; // evt_…
+  account_id: string;
+  /** Monotonic per account (counters collection `events:<account_id>`); the feed cursor. */
+  seq: number;
+  type: 'job.completed';
+  job_id: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** Credit-ledger movement ids: one per cause, so each movement can happen once only. */
+export const LEDGER_IDS = {
+  charge: (jobId: string) => `charge:${jobId}`,
+  refundCancel: (jobId: string) => `refund:${jobId}:cancel`,
+  refundDeadline: (jobId: string) => `refund:${jobId}:deadline`,
+} as const;
+
+export const itemId = (jobId: string, seq: number) => `${jobId}:${seq}`;
