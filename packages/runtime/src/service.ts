@@ -76,16 +76,9 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   const connectTimeoutMs = 30_000;
   try {
     if (def.needs.nats) {
-      nats = await retrying('nats', connectTimeoutMs, log, async () => {
-        const dep = await connectNats(config.NATS_URL, def.name, log);
-        try {
-          await ensureStreams(await natsManager(dep.nc), STREAMS, CONSUMERS);
-          await ensureKvBuckets(dep.nc, KV_BUCKETS);
-        } catch (err) {
-          await dep.close();
-          throw err;
-        }
-        return dep;
+      nats = await retrying('nats', connectTimeoutMs, log, () => connectNats(config.NATS_URL, def.name, log), async (dep) => {
+        await ensureStreams(await natsManager(dep.nc), STREAMS, CONSUMERS);
+        await ensureKvBuckets(dep.nc, KV_BUCKETS);
       });
       deps.push(nats);
     }
@@ -94,16 +87,7 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
       deps.push(redis);
     }
     if (def.needs.mongo) {
-      mongo = await retrying('mongodb', connectTimeoutMs, log, async () => {
-        const dep = await connectMongo(config.MONGODB_URL, config.MONGODB_DB);
-        try {
-          await ensureCollections(dep.db, ALL_COLLECTIONS);
-        } catch (err) {
-          await dep.close();
-          throw err;
-        }
-        return dep;
-      });
+      mongo = await retrying('mongodb', connectTimeoutMs, log, () => connectMongo(config.MONGODB_URL, config.MONGODB_DB), (dep) => ensureCollections(dep.db, ALL_COLLECTIONS));
       deps.push(mongo);
     }
   } catch (err) {
@@ -145,11 +129,19 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   return { server, url, shutdown };
 }
 
-async function retrying<T>(what: string, timeoutMs: number, log: Logger, attempt: () => Promise<T>): Promise<T> {
+/** Connects, then applies what must exist on that server; a failure in either closes the connection and tries again until the deadline. */
+async function retrying<T extends Dependency>(what: string, timeoutMs: number, log: Logger, connect: () => Promise<T>, prepare?: (dep: T) => Promise<void>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (let n = 1; ; n++) {
     try {
-      return await attempt();
+      const dep = await connect();
+      try {
+        await prepare?.(dep);
+      } catch (err) {
+        await dep.close().catch(() => undefined);
+        throw err;
+      }
+      return dep;
     } catch (err) {
       if (Date.now() >= deadline) throw err;
       log.warn({ dependency: what, attempt: n, err: (err as Error).message }, 'not reachable yet; retrying');
