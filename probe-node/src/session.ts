@@ -1,0 +1,267 @@
+// One probe session request -> one reply: pick the MX (next one on connect failure), run the
+// dialogue, reconnect with fewer RCPTs after 452 4.5.3, and report every raw reply. It never
+// decides a verdict (the scheduler does) and never throws for anything a server does.
+import type { ProbeSessionReply, ProbeSessionRequest, SmtpReply } from '@dv/contracts';
+import type { ProbeConfig } from './config.ts';
+import { openDialogue, transaction, type Extensions, type Opened, type Refusal, type Stage } from './dialogue.ts';
+import { chooseSourceIp, effectiveTimeouts, unreachableOutcome } from './plan.ts';
+import type { HostResolver } from './resolve.ts';
+import { addressProblem, catchAllAddress, needsSmtpUtf8 } from './smtp/commands.ts';
+import { SessionFailure, SmtpConnection } from './smtp/connection.ts';
+import { PROBE_DEFAULTS } from './defaults.ts';
+
+type AddressState = NonNullable<ProbeSessionReply['results'][number]['state']>;
+type Outcome = ProbeSessionReply['outcome'];
+
+interface Entry {
+  reply: SmtpReply | null;
+  ms: number;
+  stage?: Stage;
+  state: AddressState;
+}
+
+export interface SessionDeps {
+  config: ProbeConfig;
+  nodeId: string;
+  resolver: HostResolver;
+  /** Aborted when the node must cut sessions short (shutdown after the drain budget). */
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+export interface ObservedReply {
+  stage: Stage;
+  reply: SmtpReply;
+}
+
+export interface SessionRun {
+  reply: ProbeSessionReply;
+  /** Every reply the servers sent that says something (greeting refusals, MAIL, RCPTs), for metrics and health. */
+  observed: ObservedReply[];
+}
+
+interface Target {
+  conn: SmtpConnection;
+  host: string;
+  ip: string;
+  connectMs: number;
+}
+
+export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): Promise<SessionRun> {
+  const now = deps.now ?? (() => performance.now());
+  const { config } = deps;
+  const started = now();
+  const timeouts = effectiveTimeouts(req.timeouts, config);
+  const observed: ObservedReply[] = [];
+  const observe = (stage: Stage, reply: SmtpReply): void => void observed.push({ stage, reply });
+
+  const entries = new Map<string, Entry>();
+  for (const address of req.addresses) {
+    if (!entries.has(address)) entries.set(address, { reply: null, ms: 0, state: addressProblem(address) === null ? 'not_attempted' : 'invalid_address' });
+  }
+  let pending = [...entries].filter(([, e]) => e.state === 'not_attempted').map(([a]) => a);
+
+  const reply: ProbeSessionReply = {
+    session_id: req.session_id,
+    node_id: deps.nodeId,
+    outcome: 'completed',
+    mx_used: null,
+    mx_ip: null,
+    source_ip: null,
+    tls: false,
+    catch_all: null,
+    results: [],
+    duration_ms: 0,
+    connections: 0,
+    connect_errors: [],
+  };
+  const notes: string[] = [];
+  const finish = (outcome: Outcome, detail?: string): SessionRun => {
+    if (detail) notes.unshift(detail);
+    reply.outcome = outcome;
+    reply.results = req.addresses.map((address) => {
+      const e = entries.get(address)!;
+      return { address, reply: e.reply, ms: round(e.ms), state: e.state, ...(e.stage ? { stage: e.stage } : {}) };
+    });
+    reply.duration_ms = round(now() - started);
+    if (notes.length > 0) reply.detail = notes.join('; ').slice(0, 1_000);
+    return { reply, observed };
+  };
+
+  if (req.mail_from !== '' && addressProblem(req.mail_from) !== null) return finish('protocol_error', 'mail_from cannot be sent as an SMTP path (control character, angle bracket or malformed)');
+  const source = chooseSourceIp(req.source_ip, config.PROBE_SOURCE_IPS, req.domain);
+  if (!source.ok) return finish('protocol_error', source.detail);
+  if (pending.length === 0) return finish('protocol_error', 'no address can be sent as an SMTP path; nothing was sent');
+
+  let catchAll = req.catch_all_probe ? catchAllAddress(req.domain, PROBE_DEFAULTS.catchAllLocalPartChars) : null;
+  if (catchAll !== null && addressProblem(catchAll) !== null) {
+    notes.push('catch-all probe skipped: the domain cannot be sent as an SMTP path');
+    catchAll = null;
+  }
+  if (catchAll !== null) reply.catch_all = { address: catchAll, reply: null };
+
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`session time limit of ${timeouts.sessionMs} ms reached`)), timeouts.sessionMs);
+  const signal = deps.signal ? AbortSignal.any([deadline.signal, deps.signal]) : deadline.signal;
+  let conn: SmtpConnection | null = null;
+
+  const connectTo = async (ip: string): Promise<SmtpConnection> => {
+    reply.connections! += 1;
+    return SmtpConnection.connect({ ip, port: config.SMTP_PORT, localAddress: source.ip, timeoutMs: timeouts.connectMs, caps: capsOf(config), signal });
+  };
+  const open = (c: SmtpConnection, host: string, useStartTls: boolean): Promise<Opened | Refusal> =>
+    openDialogue(c, { servername: isIpLiteral(host) ? undefined : host, heloName: config.PROBE_HELO_NAME, useStartTls, usePipelining: config.PROBE_PIPELINING, timeouts, now, observe });
+  const refuseAll = (refusal: Refusal): void => {
+    for (const address of pending) Object.assign(entries.get(address)!, { reply: refusal.reply, stage: refusal.stage, state: 'replied' });
+    pending = [];
+  };
+
+  try {
+    const target = await connectFirst(req.mx_hosts, source.ip, deps.resolver, config.PROBE_MAX_CONNECT_ATTEMPTS, connectTo, reply, signal, now);
+    if (!target) {
+      const tried = reply.connect_errors!.map((e) => `${e.host}${e.ip ? ` (${e.ip})` : ''}: ${e.error}`).join(', ');
+      const why = signal.aborted ? `${(signal.reason as Error | undefined)?.message ?? 'aborted'}; ` : '';
+      return finish(unreachableOutcome(reply.connect_errors!, signal.aborted), `${why}no MX host reachable: ${tried || 'none tried'}`);
+    }
+    conn = target.conn;
+    Object.assign(reply, { mx_used: target.host, mx_ip: target.ip, source_ip: conn.localAddress });
+
+    let useStartTls = config.PROBE_STARTTLS;
+    let tlsFallback = false;
+    let opened: Opened | Refusal;
+    try {
+      opened = await open(conn, target.host, useStartTls);
+    } catch (err) {
+      if (!(err instanceof SessionFailure && err.outcome === 'tls_failed' && config.PROBE_TLS_CLEAR_FALLBACK)) throw err;
+      // Opportunistic TLS, as MTAs do it: a broken TLS stack is not a reason to lose the answer.
+      conn.destroy();
+      notes.push(`${err.message}; continued in clear on a new connection`);
+      tlsFallback = true;
+      useStartTls = false;
+      conn = await connectTo(target.ip);
+      opened = await open(conn, target.host, false);
+    }
+    if ('stage' in opened) {
+      refuseAll(opened);
+      return finish('completed');
+    }
+    if (opened.note) notes.push(opened.note);
+    reply.tls = opened.tls !== null;
+    if (opened.tls) reply.tls_verified = opened.tls.verified;
+    const timings = { connect_ms: round(target.connectMs), greeting_ms: round(opened.timings.greetingMs), ehlo_ms: round(opened.timings.ehloMs), tls_ms: opened.timings.tlsMs === null ? null : round(opened.timings.tlsMs), mail_ms: null as number | null };
+    reply.timings = timings;
+
+    let ext: Extensions = opened.ext;
+    let limit = Number.POSITIVE_INFINITY;
+    for (let round_ = 0; pending.length > 0; round_++) {
+      if (round_ > 0) {
+        if (round_ > config.PROBE_MAX_RECONNECTS) {
+          notes.push(`gave up after ${config.PROBE_MAX_RECONNECTS} reconnects for "too many recipients"`);
+          break;
+        }
+        conn.destroy();
+        conn = await connectTo(target.ip);
+        const again = await open(conn, target.host, useStartTls);
+        if ('stage' in again) {
+          refuseAll(again);
+          break;
+        }
+        ext = again.ext;
+      }
+      pending = pending.filter((address) => {
+        if (ext.smtputf8 || !needsSmtpUtf8(address)) return true;
+        entries.get(address)!.state = 'utf8_unsupported';
+        return false;
+      });
+      if (pending.length === 0) break;
+      const batch = pending.slice(0, limit);
+      const tx = await transaction(conn, ext, {
+        mailFrom: req.mail_from,
+        catchAll: round_ === 0 ? catchAll : null,
+        rcpts: batch,
+        timeouts,
+        now,
+        observe,
+        onCatchAll: (r, ms) => (reply.catch_all = { address: catchAll!, reply: r, ms: round(ms) }),
+        onRcpt: (address, r, ms) => Object.assign(entries.get(address)!, { reply: r, ms, stage: 'rcpt', state: 'replied' }),
+      });
+      if (round_ === 0) timings.mail_ms = round(tx.mailMs);
+      if (tx.refusal) {
+        if (tlsFallback && tx.refusal.reply.code === 530) {
+          refuseAll(tx.refusal);
+          return finish('tls_failed', 'the server requires STARTTLS and the TLS handshake failed');
+        }
+        refuseAll(tx.refusal);
+        break;
+      }
+      if (tx.catchAllAccepted) {
+        for (const address of pending) entries.get(address)!.state = 'skipped_catch_all';
+        pending = [];
+        break;
+      }
+      pending = [...tx.deferred, ...pending.slice(batch.length)];
+      if (tx.limitAfter !== null) limit = Math.min(limit, tx.limitAfter);
+      if (pending.length > 0 && limit === 0) {
+        notes.push('the server refused every RCPT as "too many recipients"');
+        break;
+      }
+    }
+    return finish('completed');
+  } catch (err) {
+    // A deadline or shutdown that lands between connections still means "timeout".
+    if (err instanceof SessionFailure) return finish(signal.aborted ? 'timeout' : err.outcome, err.message);
+    // Not a server's doing (a bug): still one clear reply, never a crash of the node.
+    return finish('protocol_error', `internal error: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+    conn?.destroy();
+  }
+}
+
+async function connectFirst(
+  hosts: readonly string[],
+  sourceIp: string | undefined,
+  resolver: HostResolver,
+  maxAttempts: number,
+  connectTo: (ip: string) => Promise<SmtpConnection>,
+  reply: ProbeSessionReply,
+  signal: AbortSignal,
+  now: () => number,
+): Promise<Target | null> {
+  let attempts = 0;
+  for (const host of hosts) {
+    let ips: string[];
+    try {
+      ips = await resolver.resolve(host, sourceIp);
+    } catch (err) {
+      reply.connect_errors!.push({ host, ip: null, error: (err as Error).message });
+      continue;
+    }
+    if (ips.length === 0) reply.connect_errors!.push({ host, ip: null, error: 'host name has no address' });
+    for (const ip of ips) {
+      if (signal.aborted || attempts >= maxAttempts) return null;
+      attempts += 1;
+      const t = now();
+      try {
+        const conn = await connectTo(ip);
+        return { conn, host, ip, connectMs: now() - t };
+      } catch (err) {
+        if (!(err instanceof SessionFailure)) throw err;
+        reply.connect_errors!.push({ host, ip, error: err.message });
+      }
+    }
+  }
+  return null;
+}
+
+export function capsOf(config: ProbeConfig): { maxLineBytes: number; maxLines: number; maxBufferedBytes: number } {
+  return { maxLineBytes: config.PROBE_MAX_REPLY_LINE_BYTES, maxLines: config.PROBE_MAX_REPLY_LINES, maxBufferedBytes: config.PROBE_MAX_BUFFERED_BYTES };
+}
+
+function isIpLiteral(host: string): boolean {
+  return /^\[.*\]$|^\d{1,3}(\.\d{1,3}){3}$|:/.test(host);
+}
+
+function round(ms: number): number {
+  return Math.max(0, Math.round(ms * 10) / 10);
+}

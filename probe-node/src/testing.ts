@@ -1,0 +1,30 @@
+// Shared by the probe-node tests: a config pointed at a simulated world and a request builder.
+import type { ProbeSessionRequest } from '@dv/contracts';
+import { probeConfigSchema, type ProbeConfig } from './config.ts';
+import { createResolver } from './resolve.ts';
+import { runSession, type SessionRun } from './session.ts';
+
+export function testConfig(worldEnv: Record<string, string>, extra: Record<string, string> = {}): ProbeConfig {
+  return probeConfigSchema.parse({ ...worldEnv, PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', ...extra });
+}
+
+export function request(domain: string, mx: string[], addresses: string[], more: Partial<ProbeSessionRequest> = {}): ProbeSessionRequest {
+  return {
+    session_id: `s_${domain}_${Math.random().toString(36).slice(2, 8)}`,
+    domain,
+    mx_hosts: mx,
+    addresses,
+    catch_all_probe: true,
+    mail_from: 'verify@probe.test',
+    source_ip: null,
+    // Short enough that a broken case fails fast, long enough for a loaded 2-core machine.
+    timeouts: { connectMs: 3_000, greetingMs: 5_000, commandMs: 5_000, sessionMs: 20_000 },
+    ...more,
+  };
+}
+
+/** A session runner bound to one config (and its own DNS cache). */
+export function prober(config: ProbeConfig): (req: ProbeSessionRequest) => Promise<SessionRun> {
+  const resolver = createResolver({ servers: config.DNS_SERVERS, timeoutMs: 2_000 });
+  return (req) => runSession(req, { config, nodeId: 'test-node', resolver });
+}
