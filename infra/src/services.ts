@@ -57,7 +57,12 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
     stderrTail = (stderrTail + d.toString()).slice(-4_000);
     log.write(d);
   });
+  const startTimeoutMs = opts.readyTimeoutMs ?? 60_000;
   const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not announce its address within ${startTimeoutMs} ms:\n${stderrTail.trim()}`));
+    }, startTimeoutMs);
     const rl = createInterface({ input: child.stdout! });
     rl.on('line', (line) => {
       log.write(`${line}\n`);
@@ -66,13 +71,19 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
       if (line.includes('listening')) {
         try {
           const parsed = JSON.parse(line) as { url?: string };
-          if (parsed.url) resolve(parsed.url);
+          if (parsed.url) {
+            clearTimeout(timer);
+            resolve(parsed.url);
+          }
         } catch {
           // not JSON: ignore
         }
       }
     });
-    void exited.then((code) => reject(new Error(`${name} exited with code ${code} before listening:\n${stderrTail.trim()}`)));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with code ${code} before listening:\n${stderrTail.trim()}`));
+    });
   });
   const stop = async (graceMs = 12_000): Promise<number | null> => {
     if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

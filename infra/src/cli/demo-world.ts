@@ -8,7 +8,16 @@ export interface DemoWorld {
 /** The default simulated world (infra/worlds/default.json) for `npm run demo`. */
 export async function startDemoWorld(): Promise<DemoWorld> {
   const world: WorldHandle = await startWorld(loadWorld(DEFAULT_WORLD_PATH));
-  return { env: world.env, stop: () => world.stop() };
+  return {
+    env: {
+      ...world.env,
+      // The world's hosts live on loopback addresses, which lookup refuses as targets by default,
+      // and its DNSBL answers as zen.spamhaus.org would.
+      ALLOW_PRIVATE_TARGETS: 'true',
+      DNSBL_ZONES: 'zen.dnsbl.test=zen.spamhaus.org',
+    },
+    stop: () => world.stop(),
+  };
 }
 
 /** Addresses of the default world worth trying with the live key, and what each should give. */

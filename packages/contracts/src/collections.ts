@@ -42,6 +42,15 @@ export const COLLECTIONS = {
       { key: { account_id: 1, status: 1 }, name: 'account_status' },
       // The scheduler's deadline sweep: running jobs whose max_wall_seconds has passed.
       { key: { status: 1, deadline_at: 1 }, name: 'status_deadline' },
+      // @dv/notify (docs/notify.md): webhook deliveries and completion emails due for a try
+      // (next_attempt_at is a date only while one is scheduled or leased), and completed jobs whose
+      // webhook or email was never tried (attempts 0 / no notify state yet).
+      { key: { 'webhook.next_attempt_at': 1 }, name: 'webhook_due', partialFilterExpression: { 'webhook.next_attempt_at': { $type: 'date' } } },
+      { key: { status: 1, 'webhook.attempts': 1 }, name: 'webhook_untried', partialFilterExpression: { 'webhook.url': { $type: 'string' } } },
+      { key: { 'notify.next_attempt_at': 1 }, name: 'notify_due', partialFilterExpression: { 'notify.next_attempt_at': { $type: 'date' } } },
+      { key: { status: 1, 'notify.attempts': 1 }, name: 'notify_untried', partialFilterExpression: { notify_email: true } },
+      // Jobs whose deadline sweep started but has not finished (a replica died part-way).
+      { key: { deadline_settled: 1 }, name: 'deadline_unsettled', partialFilterExpression: { deadline_settled: false } },
       expiresAt,
     ],
   },

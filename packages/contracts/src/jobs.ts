@@ -15,6 +15,21 @@ export interface WebhookDelivery {
   last_error: string | null;
   next_attempt_at: Date | null;
   delivered_at: Date | null;
+  /** Added (notify): set when the retry ladder ran out (or the URL was refused for good); last_error says why. */
+  gave_up_at?: Date | null;
+}
+
+/**
+ * Added (notify): the completion email's durable state, written by @dv/notify's worker only. Absent
+ * until the worker first claims the job (notify_email jobs only). docs/notify.md.
+ */
+export interface EmailNotice {
+  attempts: number;
+  last_error: string | null;
+  /** Due time of the next try; while a worker holds the claim, the end of its lease. */
+  next_attempt_at: Date | null;
+  sent_at: Date | null;
+  gave_up_at: Date | null;
 }
 
 export interface JobDoc {
@@ -37,9 +52,15 @@ export interface JobDoc {
   /** created_at + max_wall_seconds; the scheduler ends leftover items at this time. */
   deadline_at: Date | null;
   webhook: WebhookDelivery | null;
+  /** Added (notify): completion email state when notify_email is set (see EmailNotice). */
+  notify?: EmailNotice | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  /** Added (scheduler): false while the deadline sweep is ending leftovers and refunding them; true once done. */
+  deadline_settled?: boolean;
+  /** Added (scheduler): the deadline refund has been added to credits_refunded (exactly once). */
+  deadline_refunded?: boolean;
   /** Retention: created_at + 30 days (TTL index). */
   expires_at: Date;
 }
@@ -62,6 +83,10 @@ export interface JobItemDoc {
   next_attempt_at: Date | null;
   /** Source IP of the first probe, reused for greylist retries (postgrey keys on the client /24). */
   source_ip: string | null;
+  /** Added (scheduler): when the first probe attempt was made; the greylist ladder counts from it. */
+  first_attempt_at?: Date | null;
+  /** Added (scheduler): the probe node of the last attempt (greylist retries prefer its source IP). */
+  probe_node?: string | null;
   created_at: Date;
   updated_at: Date;
   expires_at: Date;
@@ -94,6 +119,12 @@ export interface EventDoc {
   data: Record<string, unknown>;
   created_at: Date;
   expires_at: Date;
+}
+
+/** `counters` collection: `_id` `events:<account_id>` holds the last event `seq` given out for that account. */
+export interface CounterDoc {
+  _id: string;
+  seq: number;
 }
 
 /** Credit-ledger movement ids: one per cause, so each movement can happen once only. */

@@ -125,7 +125,10 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
       await Promise.all(deps.map((d) => d.close()));
     },
   });
-  log.info({ url, dependencies: deps.map((d) => d.name) }, `${def.name} listening`);
+  // The address line is what supervisors wait for (PORT=0 picks any port), so it is written even
+  // when LOG_LEVEL hides info lines.
+  const announce = log.isLevelEnabled('info') ? log.info.bind(log) : log.warn.bind(log);
+  announce({ url, dependencies: deps.map((d) => d.name) }, `${def.name} listening`);
   return { server, url, shutdown };
 }
 
