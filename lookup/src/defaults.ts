@@ -1,5 +1,43 @@
 // Every tunable of the lookup service with its default; config.ts reads them from the environment.
+// Durations carry their unit in the name. docs/lookup.md explains the choices.
 export const LOOKUP_DEFAULTS = {
   /** HTTP port (design.md: lookup 8081). */
   port: 8081,
+  /** Where links in emails and the service index point; set it to the public address behind the proxy. */
+  publicBaseUrl: 'http://127.0.0.1:8081',
+  /** The web tools every result links back to: `<base>/<tool-slug>/<target>`. */
+  sourceBaseUrl: 'https://tools.example',
+  docsUrl: 'https://tools.example/docs/lookup-api',
+  pricingUrl: 'https://tools.example/pricing',
+
+  /**
+   * Anonymous lookups per client IP per UTC day. The spec says 10 in most places and 25 once; we
+   * enforce the stricter 10 so no statement of the spec promises less than we give.
+   */
+  anonymousPerDay: 10,
+  /** Free-key lookups per key owner per UTC day (spec: 100). */
+  freeKeyPerDay: 100,
+  /** How long a lookup result is served from the cache (and not counted) after a live lookup. */
+  cacheTtlSeconds: 300,
+  /** Redis key prefix: lets several deployments (or test files) share one Redis. */
+  redisKeyPrefix: 'lookup:',
+
+  /** Upper bound for one engine run; DNS timeouts and retries must finish inside it. */
+  lookupTimeoutMs: 20_000,
+  /** Per-DNS-query timeout handed to the engine. */
+  dnsTimeoutMs: 3_000,
+
+  /** A verification link works this long after the request. */
+  keyLinkTtlMinutes: 24 * 60,
+  /** Key requests (emails sent) per address per UTC day: stops mail-bombing one inbox. */
+  keyRequestsPerEmailPerDay: 3,
+  /** Key requests per client IP per UTC day: stops one client from mailing many inboxes. */
+  keyRequestsPerIpPerDay: 10,
+  /** Sender of verification emails. */
+  mailFrom: 'Domain Lookup <no-reply@tools.example>',
+  /** Give up on the SMTP relay after this long; the caller gets 503 and may retry. */
+  smtpTimeoutMs: 10_000,
+
+  /** A pasted SPF/DMARC record longer than this is refused before validation (DNS TXT data is far shorter). */
+  maxRecordChars: 4_096,
 } as const;

@@ -1,3 +1,42 @@
-// Public surface of @dv/mailsec: the DNS resolver and the SPF engine.
+// Public surface of @dv/mailsec: the DNS resolver, the SPF engine, and the lookup tools.
 export * from './resolver/index.ts';
 export * from './spf/index.ts';
+
+// The tool contract and the engine.
+export { TOOL_NAMES, TargetError, type Engine, type EngineOptions, type ToolInput, type ToolMeta, type ToolName, type ToolOutput } from './tools/types.ts';
+export { createEngine, TOOLS, type ToolFunction } from './tools/engine.ts';
+export { createToolContext, type ToolContext, type OwnedToolContext, type ToolSettings } from './tools/context.ts';
+export { TOOL_DEFAULTS } from './tools/defaults.ts';
+
+// Each tool as a function of (context, input), for portfolio-scanner.
+export { dnsLookup } from './tools/dns-lookup.ts';
+export { emailSecurityCheck } from './tools/email-security.ts';
+export { spfAnalyze } from './tools/spf-analyze.ts';
+export { dmarcCheck } from './tools/dmarc-check.ts';
+export { dkimDiscover } from './tools/dkim-discover.ts';
+export { whoisLookup } from './tools/whois-lookup.ts';
+export { blacklistCheck } from './tools/blacklist-check.ts';
+export { validateTool } from './tools/validate.ts';
+
+// The analyses behind the tools, as structured data.
+export { checkTarget, checkDomain, organizationalDomain, isSpecialPurposeIp, type Target, type TargetRules } from './target.ts';
+export { checkDmarc, type DmarcCheck, type DmarcExternalReport, type DmarcStatus } from './dmarc/check.ts';
+export { parseDmarcRecord, isDmarcRecordText, parseReportUri, type DmarcParseResult, type DmarcPolicy, type DmarcProblem, type DmarcRecord, type DmarcReportUri } from './dmarc/parse.ts';
+export { discoverDkim, type DkimDiscovery, type DkimDiscoverOptions, type DkimSelectorFound } from './dkim/discover.ts';
+export { parseDkimRecord, keyBits, type DkimKey } from './dkim/record.ts';
+export { dkimProvider, DKIM_CNAME_PROVIDERS, DKIM_SELECTOR_PROVIDERS, type DkimProviderMatch } from './dkim/providers.ts';
+export { DKIM_SELECTORS } from './dkim/selectors.ts';
+export { checkBlacklists, queryDnsbl, interpretDnsblAnswer, blacklistSubjects, type BlacklistCheck, type BlacklistOptions, type BlacklistSubjects, type DnsblAnswerMeaning, type DnsblResult, type DnsblOutcome } from './dnsbl/check.ts';
+export { DNSBL_ZONES, SPAMHAUS_ZEN_CODES, type DnsblZone, type DnsblCode } from './dnsbl/zones.ts';
+export { lookupWhois, type WhoisDeps, type WhoisLookup, type WhoisAttempt } from './whois/lookup.ts';
+export { RdapBootstrap } from './whois/bootstrap.ts';
+export { WHOIS_SERVERS, type WhoisServer } from './whois/servers.ts';
+export { parseWhoisText } from './whois/parse.ts';
+export { normalizeRdapDomain, normalizeRdapIp, type NetworkData, type RegistrationData } from './whois/rdap.ts';
+export { validateRecord, gradeFor, type Validation, type Finding, type Grade } from './validate/grade.ts';
+export { SPF_RUBRIC, DMARC_RUBRIC, GRADE_THRESHOLDS } from './validate/rubric.ts';
+export { emailGateway, mxWithProviders, type EmailGateway, type MxWithProvider } from './dns/gateway.ts';
+export { detectTechnology, type DetectedTechnology } from './dns/detect.ts';
+export { TECHNOLOGY_TABLE } from './dns/technology-table.ts';
+export { dnssecStatus, type DnssecStatus, type DnssecFacts } from './dns/dnssec.ts';
+export { reverseName } from './dns/reverse.ts';

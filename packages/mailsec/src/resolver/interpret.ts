@@ -79,8 +79,10 @@ export function normalizeQueryName(input: string): NormalizedName {
   const name = input.endsWith('.') ? input.slice(0, -1) : input;
   if (name === '') return { ok: true, name: '' };
   if (name.length > 253) return { ok: false, error: 'name longer than 253 characters' };
-  // dns2 writes one byte per UTF-16 unit; non-ASCII names must arrive already in A-label form.
-  if (!/^\p{ASCII}*$/u.test(name)) return { ok: false, error: 'name is not ASCII (use the A-label form)' };
+  // The codec writes one byte per character; non-ASCII names must arrive already in A-label form.
+  for (let i = 0; i < name.length; i++) {
+    if (name.charCodeAt(i) > 0x7f) return { ok: false, error: 'name is not ASCII (use the A-label form)' };
+  }
   for (const label of name.split('.')) {
     if (label.length === 0) return { ok: false, error: 'empty label in name' };
     if (label.length > 63) return { ok: false, error: 'label longer than 63 characters' };

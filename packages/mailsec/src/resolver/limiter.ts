@@ -14,6 +14,13 @@ export class Limiter {
     return this.#active;
   }
 
+  /** Takes a slot if one is free right now (no waiting, no promise). */
+  tryAcquire(): boolean {
+    if (this.#closed || this.#active >= this.#max || this.#waiting.length > 0) return false;
+    this.#active++;
+    return true;
+  }
+
   /** Resolves true once a slot is held, false if the limiter was closed while waiting. */
   acquire(): Promise<boolean> {
     if (this.#closed) return Promise.resolve(false);

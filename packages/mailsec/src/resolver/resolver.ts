@@ -17,7 +17,7 @@ export const RESOLVER_DEFAULTS = {
   timeoutMs: 2000,
   /** Extra attempts after the first (rotating through the servers). */
   retries: 2,
-  /** UDP sockets per address family, shared by all queries. */
+  /** UDP sockets per upstream server, shared by all queries to it. */
   poolSize: 4,
   /** Queries on the wire at once; further queries wait their turn. */
   maxOutstanding: 64,
@@ -133,7 +133,7 @@ export class DnsResolver implements Resolver {
     if (chain.length === 0) this.#inflight.set(key, work);
     try {
       const result = await work;
-      if (!this.#closed && (result.rcode === 'NOERROR' || result.rcode === 'NODATA' || result.rcode === 'NXDOMAIN')) {
+      if (!this.#closed && this.#settings.cacheMaxEntries > 0 && (result.rcode === 'NOERROR' || result.rcode === 'NODATA' || result.rcode === 'NXDOMAIN')) {
         this.#cache.set(key, copy(result), result.ttl);
       }
       return result;
@@ -143,7 +143,9 @@ export class DnsResolver implements Resolver {
   }
 
   async #lookup(qname: string, type: RrType, chain: string[]): Promise<ResolveResult> {
-    if (!(await this.#limiter.acquire())) return failure(qname, type, 'ERROR', 'resolver closed');
+    // A free slot is taken synchronously; only a full limiter costs a wait.
+    const slot = this.#limiter.tryAcquire() || (await this.#limiter.acquire());
+    if (!slot) return failure(qname, type, 'ERROR', 'resolver closed');
     this.#inFlightNow++;
     this.#stats.maxInFlight = Math.max(this.#stats.maxInFlight, this.#inFlightNow);
     let reply: { message: DecodedMessage } | { rcode: Rcode; error: string };

@@ -2,6 +2,9 @@
 // MCP, portfolio-scanner). A tool returns everything but the service envelope fields (`tool`,
 // `source`, `cache`, `usage`), which the serving service adds.
 
+import type { Resolver } from '../resolver/types.ts';
+import type { DnsblZone } from '../dnsbl/zones.ts';
+
 export const TOOL_NAMES = [
   'dns_lookup',
   'email_security_check',
@@ -60,6 +63,24 @@ export interface EngineOptions {
   whoisPort?: number;
   /** Per-DNS-query timeout. */
   dnsTimeoutMs?: number;
+  /** DNSBL zones blacklist_check asks; absent = DNSBL_ZONES (tests point this at the world's zones). */
+  dnsblZones?: readonly DnsblZone[];
+  /**
+   * Accept loopback, private and other special-purpose IP targets (and check such MX addresses on
+   * DNSBLs). Off in production; on for the simulated world, which lives in 127.0.0.0/8.
+   */
+  allowPrivateTargets?: boolean;
+  /** TLD -> port-43 WHOIS server (host name or IP literal), merged over WHOIS_SERVERS. */
+  whoisServers?: Readonly<Record<string, string>>;
+  /** Extra DKIM selectors swept after DKIM_SELECTORS. */
+  dkimSelectors?: readonly string[];
+  /** A resolver to use instead of building one from dnsServers (the engine then does not close it). */
+  resolver?: Resolver;
+  /** Clock for `meta.timestamp` and expiry maths; tests inject one. */
+  now?: () => Date;
+  /** Per-request timeouts of RDAP (HTTP) and port-43 WHOIS. */
+  rdapTimeoutMs?: number;
+  whoisTimeoutMs?: number;
 }
 
 export interface Engine {

@@ -1,0 +1,36 @@
+import type { Request } from 'express';
+import { ApiError } from '@dv/runtime';
+import { bearerKey, clientIp, quotaSubject } from './client.ts';
+import type { LookupContext } from './context.ts';
+import type { Tier, Usage } from './envelope.ts';
+import { FREE_KEY_PREFIX } from './keys/store.ts';
+
+/** Who is asking: the tier and the subject its daily allowance is counted against. */
+export interface Caller {
+  tier: Tier;
+  /** `ip:<address or /64>` or `key:<owner hash>`; never logged with a raw key. */
+  subject: string;
+  ip: string;
+}
+
+const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="lookup"' };
+
+/**
+ * No Authorization header: anonymous, counted per client IP. A header that is not a valid active
+ * free key is a 401, never a silent fall-back to anonymous, so a client learns its key is wrong.
+ */
+export async function resolveCaller(ctx: LookupContext, req: Request): Promise<Caller> {
+  const ip = clientIp(req);
+  const auth = bearerKey(req);
+  if (auth.kind === 'none') return { tier: 'anonymous', subject: `ip:${quotaSubject(ip)}`, ip };
+  if (auth.kind === 'malformed') throw new ApiError('invalid_api_key', 'Send the key as "Authorization: Bearer dk_free_…", or send no Authorization header to use the anonymous allowance.', {}, UNAUTHORIZED_HEADERS);
+  if (!auth.key.startsWith(FREE_KEY_PREFIX)) throw new ApiError('invalid_api_key', 'This service accepts free keys (dk_free_…). Paid-plan keys belong to the paid API.', {}, UNAUTHORIZED_HEADERS);
+  const doc = await ctx.keys.findActive(auth.key);
+  if (!doc) throw new ApiError('invalid_api_key', 'This key is unknown or was replaced by a newer key for the same email. Request a new one with request_api_key or POST /v1/keys/request.', {}, UNAUTHORIZED_HEADERS);
+  return { tier: 'free', subject: `key:${doc.owner}`, ip };
+}
+
+export async function currentUsage(ctx: LookupContext, caller: Caller): Promise<Usage & { used_today: number; resets_at: string }> {
+  const state = await ctx.quotas[caller.tier].peek(caller.subject);
+  return { remaining_today: state.remaining, limit: state.limit, tier: caller.tier, used_today: state.used, resets_at: new Date(state.resetAtMs).toISOString() };
+}

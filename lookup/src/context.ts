@@ -1,0 +1,64 @@
+import type { Redis } from 'ioredis';
+import type { Db } from 'mongodb';
+import type { Registry } from 'prom-client';
+import type { Logger } from '@dv/runtime';
+import { ResultCache } from './cache.ts';
+import type { LookupConfig } from './config.ts';
+import { DailyLimiter } from './daily.ts';
+import type { Engine } from './engine.ts';
+import type { Tier } from './envelope.ts';
+import { createSmtpMailer, type Mailer } from './keys/mailer.ts';
+import { FreeKeyStore } from './keys/store.ts';
+import { createLookupMetrics, type LookupMetrics } from './metrics.ts';
+
+/** Everything a request handler (REST or MCP) needs, built once per process. */
+export interface LookupContext {
+  config: LookupConfig;
+  engine: Engine;
+  log: Logger;
+  metrics: LookupMetrics;
+  cache: ResultCache;
+  quotas: Record<Tier, DailyLimiter>;
+  keyRequestLimits: { perEmail: DailyLimiter; perIp: DailyLimiter };
+  keys: FreeKeyStore;
+  /** Absent when SMTP_RELAY_URL is not set: key requests then answer 503. */
+  mailer?: Mailer;
+  now: () => number;
+}
+
+export interface LookupContextOptions {
+  config: LookupConfig;
+  engine: Engine;
+  redis: Redis;
+  db: Db;
+  log: Logger;
+  registry: Registry;
+  mailer?: Mailer;
+  now?: () => number;
+}
+
+export function createLookupContext(opts: LookupContextOptions): LookupContext {
+  const { config, redis } = opts;
+  const now = opts.now ?? Date.now;
+  const prefix = config.REDIS_KEY_PREFIX;
+  const daily = (name: string, limit: number) => new DailyLimiter({ redis, keyPrefix: `${prefix}${name}`, limit, now });
+  const mailer = opts.mailer ?? (config.SMTP_RELAY_URL ? createSmtpMailer({ relayUrl: config.SMTP_RELAY_URL, from: config.MAIL_FROM, timeoutMs: config.SMTP_TIMEOUT_MS }) : undefined);
+  return {
+    config,
+    engine: opts.engine,
+    log: opts.log,
+    metrics: createLookupMetrics(opts.registry),
+    cache: new ResultCache({ redis, keyPrefix: prefix, ttlSeconds: config.CACHE_TTL_SECONDS }),
+    quotas: {
+      anonymous: daily('quota:anonymous', config.ANONYMOUS_LOOKUPS_PER_DAY),
+      free: daily('quota:free', config.FREE_KEY_LOOKUPS_PER_DAY),
+    },
+    keyRequestLimits: {
+      perEmail: daily('keyreq:email', config.KEY_REQUESTS_PER_EMAIL_PER_DAY),
+      perIp: daily('keyreq:ip', config.KEY_REQUESTS_PER_IP_PER_DAY),
+    },
+    keys: new FreeKeyStore(opts.db, now),
+    mailer,
+    now,
+  };
+}

@@ -1,0 +1,158 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFakeEngine } from '../testing/fake-engine.ts';
+import { startLookup, type LookupHarness } from '../testing/harness.ts';
+import { LOOKUP_COLLECTIONS, sha256 } from './store.ts';
+
+// The free-key flow end to end through a real SMTP relay (a local smtp-server capturing mail):
+// request → email with link → follow link → key shown once → key works for 100/day → link dead.
+
+interface Captured {
+  from: string;
+  to: string[];
+  raw: string;
+}
+
+let smtp: SMTPServer;
+let relayPort = 0;
+const inbox: Captured[] = [];
+let h: LookupHarness;
+
+beforeAll(async () => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        inbox.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
+  relayPort = (smtp.server.address() as AddressInfo).port;
+  h = await startLookup({
+    engine: createFakeEngine(),
+    label: 'keys',
+    env: {
+      SMTP_RELAY_URL: `smtp://127.0.0.1:${relayPort}`,
+      MAIL_FROM: 'Lookup <no-reply@lookup.test>',
+      PUBLIC_BASE_URL: 'https://lookup.example',
+      TRUSTED_PROXIES: '127.0.0.1,::1',
+      KEY_REQUESTS_PER_EMAIL_PER_DAY: '2',
+      KEY_REQUESTS_PER_IP_PER_DAY: '4',
+    },
+  });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+});
+
+/** The link from a captured message (quoted-printable soft breaks and =XX escapes undone). */
+function linkIn(raw: string): string {
+  const decoded = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const match = /https:\/\/lookup\.example\/v1\/keys\/verify\?token=[A-Za-z0-9_-]{43}/.exec(decoded);
+  if (!match) throw new Error(`no link in:\n${decoded}`);
+  return match[0];
+}
+
+/** The service runs on a test port; the emailed link names the public base URL. */
+const local = (link: string) => `${h.url}${new URL(link).pathname}${new URL(link).search}`;
+
+const requestKey = (email: string, ip: string) =>
+  fetch(`${h.url}/v1/keys/request`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Forwarded-For': ip }, body: JSON.stringify({ email }) });
+
+describe('free key by email verification', () => {
+  it('request → email → link → key shown once → 100 lookups a day → link cannot be reused', async () => {
+    const res = await requestKey('Reader@Example.org', '192.0.2.80');
+    expect(res.status).toBe(202);
+    expect(await res.json()).toMatchObject({ status: 'sent', email: 'Reader@Example.org' });
+
+    expect(inbox).toHaveLength(1);
+    const mail = inbox[0]!;
+    expect(mail.to.map((a) => a.toLowerCase())).toEqual(['reader@example.org']);
+    expect(mail.from).toBe('no-reply@lookup.test');
+    const link = linkIn(mail.raw);
+    const token = new URL(link).searchParams.get('token')!;
+
+    // Only the hash of the token is stored.
+    const stored = await h.db.collection(LOOKUP_COLLECTIONS.keyRequests.name).findOne({});
+    expect(stored?.token_hash).toBe(sha256(token));
+    expect(JSON.stringify(stored)).not.toContain(token);
+
+    const verified = await fetch(local(link));
+    expect(verified.status).toBe(200);
+    expect(verified.headers.get('cache-control')).toBe('no-store');
+    const issued = (await verified.json()) as { api_key: string; lookups_per_day: number };
+    expect(issued.api_key).toMatch(/^dk_free_[A-Za-z0-9_-]{43}$/);
+    expect(issued.lookups_per_day).toBe(100);
+    const keyDoc = await h.db.collection(LOOKUP_COLLECTIONS.freeKeys.name).findOne({});
+    expect(keyDoc?.key_hash).toBe(sha256(issued.api_key));
+    expect(JSON.stringify(keyDoc)).not.toContain(issued.api_key);
+
+    // Single use: the second click is refused and shows no key.
+    const again = await fetch(local(link));
+    expect(again.status).toBe(410);
+    expect(again.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(((await again.json()) as { code: string }).code).toBe('verification_link_expired');
+
+    // The key raises the allowance to 100 per day, counted per key, not per IP.
+    const auth = { Authorization: `Bearer ${issued.api_key}` };
+    for (let i = 1; i <= 100; i++) {
+      const r = await fetch(`${h.url}/v1/dmarc/k${i}.keys.test`, { headers: { ...auth, 'X-Forwarded-For': `198.18.0.${i}` } });
+      expect(r.status).toBe(200);
+      if (i === 1 || i === 100) expect(((await r.json()) as { usage: unknown }).usage).toEqual({ remaining_today: 100 - i, limit: 100, tier: 'free' });
+      else await r.body?.cancel();
+    }
+    const refused = await fetch(`${h.url}/v1/dmarc/k101.keys.test`, { headers: auth });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: 'quota_exhausted', tier: 'free', limit: 100, pricing: expect.any(String) });
+    const limits = await (await fetch(`${h.url}/v1/meta/limits`, { headers: auth })).json();
+    expect(limits).toMatchObject({ tier: 'free', limit: 100, used_today: 100, remaining_today: 0 });
+  });
+
+  it('a new key for the same email replaces the old one and keeps the day count', async () => {
+    await requestKey('reader@example.org', '192.0.2.81');
+    const issued = (await (await fetch(local(linkIn(inbox.at(-1)!.raw)))).json()) as { api_key: string };
+    const old = await h.db.collection(LOOKUP_COLLECTIONS.freeKeys.name).countDocuments({ revoked_at: { $ne: null } });
+    expect(old).toBe(1);
+    const r = await fetch(`${h.url}/v1/meta/limits`, { headers: { Authorization: `Bearer ${issued.api_key}` } });
+    expect(await r.json()).toMatchObject({ tier: 'free', used_today: 100 });
+  });
+
+  it('shows the key on an HTML page for a browser', async () => {
+    await requestKey('browser@example.org', '192.0.2.82');
+    const page = await fetch(local(linkIn(inbox.at(-1)!.raw)), { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(await page.text()).toMatch(/dk_free_[A-Za-z0-9_-]{43}/);
+  });
+
+  it('rate-limits requests per email and per IP', async () => {
+    const sent = inbox.length;
+    expect((await requestKey('limited@example.org', '192.0.2.90')).status).toBe(202);
+    expect((await requestKey('LIMITED@example.org', '192.0.2.91')).status).toBe(202);
+    const perEmail = await requestKey('limited@example.org', '192.0.2.92');
+    expect(perEmail.status).toBe(429);
+    expect(perEmail.headers.get('retry-after')).toBeTruthy();
+    expect(await perEmail.json()).toMatchObject({ code: 'rate_limited' });
+    for (let i = 0; i < 4; i++) expect((await requestKey(`ip${i}@example.org`, '192.0.2.93')).status).toBe(202);
+    expect((await requestKey('ip5@example.org', '192.0.2.93')).status).toBe(429);
+    expect(inbox.length).toBe(sent + 6);
+  });
+
+  it('refuses bad addresses and bad tokens', async () => {
+    const bad = await requestKey('not-an-email', '192.0.2.95');
+    expect(bad.status).toBe(400);
+    expect((await fetch(`${h.url}/v1/keys/verify?token=short`)).status).toBe(400);
+    expect((await fetch(`${h.url}/v1/keys/verify?token=${'A'.repeat(43)}`)).status).toBe(410);
+  });
+});

@@ -1,0 +1,25 @@
+// SRV owner names dns_lookup asks for under the domain: the services people publish most
+// (mail client autoconfiguration, Microsoft 365 / Teams federation, SIP, XMPP, calendars).
+export const SRV_SERVICES: readonly string[] = [
+  '_submission._tcp',
+  '_submissions._tcp',
+  '_imap._tcp',
+  '_imaps._tcp',
+  '_pop3._tcp',
+  '_pop3s._tcp',
+  '_autodiscover._tcp',
+  '_caldav._tcp',
+  '_caldavs._tcp',
+  '_carddav._tcp',
+  '_carddavs._tcp',
+  '_sip._tcp',
+  '_sip._udp',
+  '_sip._tls',
+  '_sips._tcp',
+  '_sipfederationtls._tcp',
+  '_xmpp-server._tcp',
+  '_xmpp-client._tcp',
+  '_matrix._tcp',
+  '_ldap._tcp',
+  '_kerberos._tcp',
+];

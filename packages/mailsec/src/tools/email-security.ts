@@ -1,0 +1,138 @@
+// email_security_check: MX with gateway/provider, SPF with the 10-lookup verdict, DMARC policy,
+// plus the MTA-STS and TLS-RPT records and DNSSEC, all looked up in parallel.
+import { checkDmarc, type DmarcCheck } from '../dmarc/check.ts';
+import { emailGateway, mxWithProviders } from '../dns/gateway.ts';
+import { isDnsFailure, txtJoin } from '../resolver/types.ts';
+import { analyzeSpf, type SpfAnalysis } from '../spf/analyzer.ts';
+import { checkTarget } from '../target.ts';
+import type { ToolContext } from './context.ts';
+import { TOOL_DEFAULTS } from './defaults.ts';
+import { clip, formatReport, lines, makeMeta, probeDnssec } from './output.ts';
+import type { ToolInput, ToolOutput } from './types.ts';
+
+export async function emailSecurityCheck(ctx: ToolContext, input: ToolInput): Promise<ToolOutput> {
+  const { domain } = checkTarget(input.target, { allowIp: false, allowPrivate: false }) as { kind: 'domain'; domain: string };
+  const full = input.detail === 'full';
+  const [mxRes, spf, dmarc, dnssec, mtaSts, tlsRpt] = await Promise.all([
+    ctx.resolver.resolve(domain, 'MX'),
+    analyzeSpf(domain, ctx.resolver),
+    checkDmarc(domain, ctx.resolver),
+    probeDnssec(ctx, domain),
+    ctx.resolver.resolve(`_mta-sts.${domain}`, 'TXT'),
+    ctx.resolver.resolve(`_smtp._tls.${domain}`, 'TXT'),
+  ]);
+  const mx = mxWithProviders(mxRes.answers);
+  const gateway = emailGateway(mxRes.answers);
+  const truncated: Record<string, { shown: number; total: number }> = {};
+  const mxShown = clip('MX', mx, TOOL_DEFAULTS.listLimit, full, truncated);
+  const mtaStsRecord = mtaSts.answers.map(txtJoin).find((t) => /^v=STSv1/i.test(t)) ?? null;
+  const tlsRptRecord = tlsRpt.answers.map(txtJoin).find((t) => /^v=TLSRPTv1/i.test(t)) ?? null;
+
+  const gatewayText = gateway ? gatewayLabel(gateway.name, gateway.kind, gateway.exchange) : mxRes.rcode === 'NXDOMAIN' ? 'none (domain does not exist)' : isDnsFailure(mxRes.rcode) ? `unknown (MX lookup ${mxRes.rcode})` : 'none (no MX records)';
+  const result: Record<string, string> = {
+    'Email Gateway': gatewayText,
+    MX: lines(mxShown.map((m) => `${m.priority} ${m.exchange} (${m.provider})`)),
+    SPF: spf.record ?? spfMissingText(spf),
+    'SPF Lookups': `${spf.lookups.total} of ${spf.lookups.limit} (${spf.verdict === 'ok' ? 'ok' : 'over the limit'})`,
+    'SPF Status': spf.status,
+    'DMARC Policy (p)': dmarc.policy ?? 'none published',
+    DMARC: dmarc.record ?? (dmarc.status === 'error' ? `lookup failed: ${dmarc.dnsError ?? ''}` : 'no record'),
+    'MTA-STS': mtaStsRecord ?? 'none',
+    'TLS-RPT': tlsRptRecord ?? 'none',
+    DNSSEC: dnssec.status,
+  };
+  if (truncated.MX) result.MX = `${result.MX}\n(${truncated.MX.shown} of ${truncated.MX.total} shown; detail=full for all)`;
+  const findings = [
+    ...spf.warnings.map((w) => `SPF: ${w.message}`),
+    ...[...dmarc.errors, ...dmarc.warnings].map((w) => `DMARC: ${w.message}`),
+    ...(mxRes.answers.length === 0 && !isDnsFailure(mxRes.rcode) ? ['MX: no MX records; mail goes to the A record if any (RFC 5321 5.1)'] : []),
+  ];
+  return {
+    summary: summarize(domain, gatewayText, spf, dmarc),
+    result,
+    data: {
+      meta: makeMeta(ctx, domain, gateway?.name ?? null, dnssec.status, Object.keys(truncated).length > 0 ? { truncated } : {}),
+      records: {
+        MX: mxShown.map((m) => ({ priority: m.priority, exchange: m.exchange })),
+        SPF: spf.tree.records,
+        DMARC: dmarc.records,
+        MTA_STS: mtaStsRecord ? [mtaStsRecord] : [],
+        TLS_RPT: tlsRptRecord ? [tlsRptRecord] : [],
+      },
+      email_gateway: gateway,
+      mx_providers: mxShown,
+      spf: {
+        status: spf.status,
+        record: spf.record ?? null,
+        verdict: spf.verdict,
+        lookups: spf.lookups,
+        void_lookups: spf.voidLookups,
+        warnings: spf.warnings,
+        loops: spf.loops,
+        ...(full ? { tree: spf.tree } : {}),
+      },
+      dmarc: dmarcData(dmarc),
+      dnssec,
+    },
+    report: formatReport(`Email security for ${domain}`, ctx.now().toISOString(), result, findings),
+  };
+}
+
+function gatewayLabel(name: string, kind: string, exchange: string): string {
+  if (kind === 'null_mx') return 'none (null MX: the domain accepts no mail)';
+  if (kind === 'self_hosted') return `${name} (self-hosted or unknown provider, ${exchange})`;
+  return name;
+}
+
+function spfMissingText(spf: SpfAnalysis): string {
+  return spf.status === 'temperror' ? `lookup failed (${spf.tree.error ?? 'DNS error'})` : 'no SPF record';
+}
+
+function summarize(domain: string, gatewayText: string, spf: SpfAnalysis, dmarc: DmarcCheck): string {
+  const gw = gatewayText.startsWith('none') || gatewayText.startsWith('unknown') ? `${domain} mail gateway: ${gatewayText}.` : `${domain} receives mail through ${gatewayText}.`;
+  const spfText = spf.record
+    ? `SPF is published and uses ${spf.lookups.total} of ${spf.lookups.limit} DNS lookups (${spf.verdict === 'ok' ? 'ok' : 'over the limit: receivers return permerror'})${spf.status === 'permerror' ? ', but it has errors' : ''}.`
+    : spf.status === 'temperror'
+      ? 'The SPF lookup failed.'
+      : 'No SPF record is published.';
+  const dmarcText = dmarc.policy
+    ? `DMARC policy is ${dmarc.policy}${dmarc.source === 'organizational' ? ` (inherited from ${dmarc.orgDomain})` : ''}${dmarc.status === 'invalid' ? ', but the record has errors' : ''}.`
+    : dmarc.status === 'error'
+      ? 'The DMARC lookup failed.'
+      : dmarc.status === 'invalid'
+        ? 'The DMARC record is invalid, so no policy applies.'
+        : 'No DMARC policy is published.';
+  return `${gw} ${spfText} ${dmarcText}`;
+}
+
+/** The DMARC part shared by email_security_check and dmarc_check's data. */
+export function dmarcData(dmarc: DmarcCheck): Record<string, unknown> {
+  return {
+    status: dmarc.status,
+    policy: dmarc.policy,
+    record: dmarc.record,
+    records: dmarc.records,
+    source: dmarc.source,
+    record_name: dmarc.recordName,
+    org_domain: dmarc.orgDomain,
+    tags: dmarc.parsed
+      ? {
+          p: dmarc.parsed.p ?? null,
+          sp: dmarc.parsed.sp ?? null,
+          pct: dmarc.parsed.pct,
+          rua: dmarc.parsed.rua.map((u) => u.uri),
+          ruf: dmarc.parsed.ruf.map((u) => u.uri),
+          adkim: dmarc.parsed.adkim,
+          aspf: dmarc.parsed.aspf,
+          fo: dmarc.parsed.fo.join(':'),
+          ri: dmarc.parsed.ri,
+          ...(dmarc.parsed.np ? { np: dmarc.parsed.np } : {}),
+        }
+      : null,
+    raw_tags: dmarc.parsed?.tags ?? null,
+    external_reports: dmarc.externalReports,
+    errors: dmarc.errors,
+    warnings: dmarc.warnings,
+    ...(dmarc.dnsError ? { dns_error: dmarc.dnsError } : {}),
+  };
+}
