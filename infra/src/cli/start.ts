@@ -77,7 +77,7 @@ try {
   say(`  sandbox key: ${keys.sandbox}`);
   say('');
   say('Try:');
-  for (const line of firstCurls(summary.gateway, keys)) say(`  ${line}`);
+  for (const line of firstCurls(summary, keys, demo)) say(`  ${line}`);
   if (world) for (const line of demoWorldSummary()) say(line);
   say('');
   say('Keys and URLs are also in .local/demo.json; logs in .local/logs. Ctrl-C stops everything.');
