@@ -1,8 +1,31 @@
 import { z } from 'zod';
-import { serviceSchema } from '@dv/runtime';
-import { GATEWAY_DEFAULTS } from './defaults.ts';
+import { env, serviceSchema } from '@dv/runtime';
+import { GATEWAY_DEFAULTS as D } from './defaults.ts';
 
+// Validated once at start (runService exits listing every bad variable). Secrets come through
+// NAME_FILE in production (see loadConfig in @dv/runtime).
 export const gatewayConfigSchema = z.object({
-  ...serviceSchema(GATEWAY_DEFAULTS.port),
+  ...serviceSchema(D.port),
+  PUBLIC_BASE_URL: env.url(['http:', 'https:']).default(D.publicBaseUrl).transform((v) => v.replace(/\/+$/, '')),
+  UPGRADE_URL: env.url(['http:', 'https:']).default(D.upgradeUrl),
+  /**
+   * HMAC key of signed download links; at least 32 characters; every replica needs the same one.
+   * Required when NODE_ENV=production; elsewhere (npm start, tests) a fixed development key is
+   * used with a warning, so the local stack starts without secrets.
+   */
+  DOWNLOAD_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  NODE_ENV: z.string().default('development'),
+  DOWNLOAD_LINK_TTL_SECONDS: env.int(D.downloadLinkTtlSeconds, 60, 30 * 24 * 60 * 60),
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{0,40}$/).default(D.redisKeyPrefix),
+  AUTH_CACHE_TTL_MS: env.int(D.authCacheTtlMs, 0, 300_000),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+
+export const DEV_DOWNLOAD_SIGNING_SECRET = 'development-only-download-signing-secret-not-for-production';
+
+/** The signing key in force, or an error message when production runs without one. */
+export function downloadSecret(config: GatewayConfig): { secret: string; warning?: string } | { error: string } {
+  if (config.DOWNLOAD_SIGNING_SECRET) return { secret: config.DOWNLOAD_SIGNING_SECRET };
+  if (config.NODE_ENV === 'production') return { error: 'DOWNLOAD_SIGNING_SECRET (or DOWNLOAD_SIGNING_SECRET_FILE) is required when NODE_ENV=production' };
+  return { secret: DEV_DOWNLOAD_SIGNING_SECRET, warning: 'DOWNLOAD_SIGNING_SECRET not set: using the development key; set it in production' };
+}

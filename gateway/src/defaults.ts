@@ -1,5 +1,59 @@
-// Every tunable of the gateway with its default; config.ts reads them from the environment.
+// Every tunable of the gateway with its default; config.ts reads the ones that vary per
+// deployment from the environment. Units are in the names.
 export const GATEWAY_DEFAULTS = {
   /** HTTP port (design.md: gateway 8080). */
   port: 8080,
+  /** Base of links we hand out (status_url, results_url, signed downloads). */
+  publicBaseUrl: 'http://127.0.0.1:8080',
+  /** Where plan_not_entitled sends people. */
+  upgradeUrl: 'https://example.com/pricing',
+  /** Redis key prefix: lets tests and several deployments share one Redis. */
+  redisKeyPrefix: 'gw:',
+
+  /** Spec: wait on POST /v1/verify is 0-55 s, default 25. */
+  verifyWaitDefaultSeconds: 25,
+  maxWaitSeconds: 55,
+  /** Spec: Idempotency window 24 h. */
+  idempotencyTtlSeconds: 24 * 60 * 60,
+  /** A pending idempotency record outlives the longest request (55 s wait + upload), then lapses so a crashed replica never blocks a key forever. */
+  idempotencyPendingTtlSeconds: 180,
+  /** How often a concurrent duplicate looks whether the first request has finished. */
+  idempotencyPollMs: 40,
+
+  /** last_used_at is written at most this often per key: a write per request would double the load on MongoDB. */
+  lastUsedThrottleMs: 60_000,
+  /** Authenticated keys are remembered this long in-process; a change stream on api_keys/accounts drops entries at once on revocation or plan change. */
+  authCacheTtlMs: 30_000,
+
+  /** In-flight slots older than this are forgotten (a single check ends within ~2 h: greylist ladder). */
+  inFlightSlotMaxAgeSeconds: 3 * 60 * 60,
+
+  /** Job items per insertMany; each batch is published (acks pipelined) once stored. */
+  itemInsertBatch: 2_000,
+  /** Batches in flight at once: MongoDB inserts of one overlap JetStream acks of another. */
+  batchConcurrency: 3,
+
+  /** Rejected rows listed in a job creation response; the rest are only counted (a 50 MB file can hold a million bad rows). */
+  invalidListedMax: 1_000,
+  /** Spec: upload size 50 MB per file. */
+  uploadMaxBytes: 50 * 1024 * 1024,
+  /** Meta carried per item: other CSV columns / JSON meta. Bounded so a job's items stay small. */
+  metaMaxKeys: 50,
+  metaMaxValueChars: 1_000,
+  /** JSON request bodies (express.json in @dv/runtime). Larger lists go as a multipart upload. */
+  jsonBodyMaxBytes: 1_000_000,
+
+  /** Signed CSV links (GET /v1/downloads/{job_id}.csv) stay valid this long. */
+  downloadLinkTtlSeconds: 7 * 24 * 60 * 60,
+
+  /** Load figures older than this are ignored (the scheduler writes them every second; KV TTL 60 s). */
+  loadStaleAfterMs: 15_000,
+  /** Load figures are re-read at most this often per process. */
+  loadRefreshMs: 1_000,
+  /** Fallbacks when no scheduler has published load figures. */
+  fallbackSecondsPerSingle: 8,
+  fallbackSecondsPer1000: 600,
+  /** Retry-After on a 202 from POST /v1/verify, floor and ceiling. */
+  retryAfterMinSeconds: 2,
+  retryAfterMaxSeconds: 60,
 } as const;

@@ -1,5 +1,114 @@
-// Every tunable of the scheduler with its default; config.ts reads them from the environment.
+// Every tunable of the scheduler with its default; config.ts reads each from the environment
+// (env name beside it). Durations carry their unit in the name. The politeness numbers come from
+// design.md "Reference numbers"; per-provider politeness comes from @dv/verdict's provider table
+// and these values override it only where a SCHED_* variable is set.
 export const SCHEDULER_DEFAULTS = {
-  /** Metrics/health port (design.md: scheduler 9464). */
+  /** PORT: metrics/health port (design.md: scheduler 9464). */
   port: 9464,
+
+  /** REDIS_PREFIX: prefix of every shared Redis key of the scheduler. */
+  redisPrefix: 'dv:sched:',
+
+  // Intake.
+  /** VERIFY_STREAM / SINGLE_CONSUMER / LIST_CONSUMER: where items come from (contracts CONSUMERS). */
+  verifyStream: 'VERIFY',
+  singleConsumer: 'scheduler-single',
+  listConsumer: 'scheduler-list',
+  /** MAX_ITEMS_IN_FLIGHT: un-acked items one replica holds; bounds memory and leaves work for other replicas. */
+  maxItemsInFlight: 2_000,
+  /** SINGLE_RESERVE: extra in-flight room only single checks may use, so a full list queue never blocks them. */
+  singleReserve: 200,
+  /** STORE_BACKLOG_MAX: finished items waiting for MongoDB beyond which intake pauses (they do not count in MAX_ITEMS_IN_FLIGHT). */
+  storeBacklogMax: 5_000,
+  /** FETCH_BATCH: messages per pull request. */
+  fetchBatch: 100,
+  /** ACK_PROGRESS_INTERVAL_MS: `working()` on held messages so a politeness wait never exceeds ack_wait (60 s). */
+  ackProgressIntervalMs: 20_000,
+
+  // DNS (MX lookups).
+  /** DNS_TIMEOUT_MS: one query attempt. */
+  dnsTimeoutMs: 2_000,
+  /** DNS_RETRIES: attempts after the first for SERVFAIL / timeout before the item ends unknown. */
+  dnsRetries: 2,
+  /** DNS_RETRY_DELAY_MS: pause between those attempts. */
+  dnsRetryDelayMs: 500,
+  /** DNS_CACHE_MAX_TTL_S: upper bound on the shared (Redis) MX cache lifetime; the record TTL applies when shorter. */
+  dnsCacheMaxTtlS: 3_600,
+  /** DNS_NEGATIVE_TTL_S: lifetime of a cached NXDOMAIN / null MX / no-mail-host answer. */
+  dnsNegativeTtlS: 300,
+
+  // Batching.
+  /** BATCH_WINDOW_MS: how long a domain's first item waits for more of its domain. */
+  batchWindowMs: 250,
+  /** RCPT cap per session regardless of the provider table (Microsoft 3, others 20). */
+  maxRcptsPerSession: 20,
+
+  // Politeness (design.md reference numbers). 0 = take the provider table's value.
+  /** POLITE_MAX_SESSIONS: concurrent sessions per (provider, source IP); 0 = provider table (5, Microsoft 2). */
+  politeMaxSessions: 0,
+  /** POLITE_SESSIONS_PER_MIN: new sessions per minute per (provider, source IP); 0 = table (gmail 10, microsoft 10, yahoo 25, others 60). */
+  politeSessionsPerMin: 0,
+  /** POLITE_RCPTS_PER_SESSION: 0 = table (20, Microsoft 3). */
+  politeRcptsPerSession: 0,
+  /** SESSION_LEASE_MS: a concurrency slot frees itself after this, so a dead replica's slot is not held forever. */
+  sessionLeaseMs: 90_000,
+  /** SLOT_RELEASE_DELAY_MS: a slot is given back this long after the probe's reply, so the MX host has surely seen the close before the next session opens. */
+  slotReleaseDelayMs: 50,
+  /** PROVIDER_PAUSE_INITIAL_MS: first pause of a (provider, IP) after a throttling reply; doubles per streak. */
+  providerPauseInitialMs: 10 * 60_000,
+  /** PROVIDER_PAUSE_MAX_MS: cap of the doubling pause. */
+  providerPauseMaxMs: 60 * 60_000,
+  /** IP_BLOCK_MS: an IP counts as blocked by a provider this long after a policy block. */
+  ipBlockMs: 60 * 60_000,
+  /** MX_DOWN_MS / MX_DOWN_TIMEOUT_MS: an MX host that refused (timed out) is not dialled again for this long. */
+  mxDownMs: 2 * 60_000,
+  mxDownTimeoutMs: 15 * 60_000,
+  /** PARK_THRESHOLD_MS: a wait longer than this parks items durably in MongoDB (and acks them) instead of holding them. */
+  parkThresholdMs: 5_000,
+
+  // Greylist ladder.
+  /** GREYLIST_LADDER_MINUTES: retries this many minutes after the first try (design.md 5, 12, 20, 45, 75). */
+  greylistLadderMinutes: [5, 12, 20, 45, 75] as readonly number[],
+  /** GREYLIST_LADDER_SCALE: multiplies every ladder step (tests use ~0.001 to turn minutes into tens of ms). */
+  greylistLadderScale: 1,
+  /** SWEEP_INTERVAL_MS: how often due retries and job deadlines are looked for. */
+  sweepIntervalMs: 1_000,
+  /** SWEEP_BATCH: retries re-enqueued per sweep per replica. */
+  sweepBatch: 500,
+
+  // Catch-all memory.
+  /** CATCH_ALL_MEMORY_MS: a domain found catch-all is answered risky/catch_all without a session for this long. */
+  catchAllMemoryMs: 24 * 3_600_000,
+
+  // Probe fleet.
+  /** PROBE_NODE_GONE_MS: a node without a heartbeat for this long is gone; its sessions are retried elsewhere. */
+  probeNodeGoneMs: 10_000,
+  /** PROBE_SESSION_TIMEOUT_MS: the session budget asked of the probe (design.md 60 s). */
+  probeSessionTimeoutMs: 60_000,
+  /** PROBE_REQUEST_MARGIN_MS: added to the session budget for the NATS request timeout. */
+  probeRequestMarginMs: 5_000,
+  /** PROBE_MAIL_FROM: the MAIL FROM of every probe; greylisting keys on it, so it stays stable. */
+  probeMailFrom: 'verify@probe.localhost',
+  /** Probe retries of one batch on other nodes (busy, timeout, no responders) before it waits like a politeness wait. */
+  probeRedispatchMax: 5,
+
+  // Load figures.
+  /** LOAD_INTERVAL_MS: how often figures are computed and written to the LOAD bucket. */
+  loadIntervalMs: 1_000,
+  /** LOAD_KEY: key in the LOAD KV bucket. */
+  loadKey: 'current',
+  /** LOAD_BUSY_SECONDS / LOAD_SATURATED_SECONDS: expected wait of a new single check at which load turns busy / saturated. */
+  loadBusySeconds: 10,
+  loadSaturatedSeconds: 60,
+  /** LOAD_BUSY_CAPACITY / LOAD_SATURATED_CAPACITY: share of probe capacity in use at which load turns busy / saturated. */
+  loadBusyCapacity: 0.7,
+  loadSaturatedCapacity: 0.95,
+  /** Throughput moving average: half-life of the exponential average. */
+  throughputHalfLifeMs: 10_000,
+  /** Seconds a single check takes on an idle system (the floor of seconds_per_single). */
+  idleSecondsPerSingle: 3,
+
+  // Results.
+  /** CACHE_RETENTION_DAYS: shared verification cache entries live this long. */
+  cacheRetentionDays: 30,
 } as const;

@@ -1,0 +1,30 @@
+import type { Express } from 'express';
+import type { GatewayContext } from './context.ts';
+import { mountErrorHandlers, mountRoutes, type RouteDef } from './http/route.ts';
+import { accountRoute } from './routes/account.ts';
+import { downloadsRoute } from './routes/downloads.ts';
+import { eventsRoute } from './routes/events.ts';
+import { healthRoute } from './routes/health.ts';
+import { jobCancelRoute } from './routes/job-cancel.ts';
+import { jobGetRoute } from './routes/job-get.ts';
+import { jobResultsRoute } from './routes/job-results.ts';
+import { jobsCreateRoute } from './routes/jobs-create.ts';
+import { jobsListRoute } from './routes/jobs-list.ts';
+import { lookupRoute } from './routes/lookup.ts';
+import { openapiRoute } from './routes/openapi.ts';
+import { statusRoute } from './routes/status.ts';
+import { verifyRoute } from './routes/verify.ts';
+
+// Every /v1 route of the verification API, in one list: it mounts the app and generates the
+// OpenAPI document.
+
+export function gatewayRoutes(): RouteDef[] {
+  const routes: RouteDef[] = [healthRoute, verifyRoute, statusRoute, jobsCreateRoute, jobsListRoute, jobGetRoute, jobCancelRoute, jobResultsRoute, lookupRoute, eventsRoute, accountRoute, downloadsRoute];
+  routes.push(openapiRoute(() => routes));
+  return routes;
+}
+
+export function mountGateway(app: Express, ctx: GatewayContext): void {
+  mountRoutes(app, ctx, gatewayRoutes());
+  mountErrorHandlers(app, ctx);
+}

@@ -1,0 +1,84 @@
+import type { Redis } from 'ioredis';
+import type { Db } from 'mongodb';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
+import type { Registry } from 'prom-client';
+import type { Logger } from '@dv/runtime';
+import type { GatewayConfig } from './config.ts';
+import { GATEWAY_DEFAULTS as D } from './defaults.ts';
+import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
+import { AuthService } from './services/auth.ts';
+import { Idempotency } from './services/idempotency.ts';
+import { JobService } from './services/jobs.ts';
+import { Limits } from './services/limits.ts';
+import { LoadReader } from './services/load.ts';
+import { ResultStore } from './services/results.ts';
+import { DoneWaiter } from './services/waiter.ts';
+
+// Everything a handler needs, built once per process. The services are transport-free so the
+// MCP server (issue 6) can call the same ones.
+
+export interface GatewayContext {
+  config: GatewayConfig;
+  downloadSecret: string;
+  log: Logger;
+  db: Db;
+  redis: Redis;
+  nc: NatsConnection;
+  auth: AuthService;
+  limits: Limits;
+  idempotency: Idempotency;
+  jobs: JobService;
+  results: ResultStore;
+  waiter: DoneWaiter;
+  load: LoadReader;
+  metrics: GatewayMetrics;
+  /** Aborted when the process starts draining: long-polls return early. */
+  shutdownSignal: AbortSignal;
+}
+
+export interface ContextOptions {
+  config: GatewayConfig;
+  downloadSecret: string;
+  log: Logger;
+  registry: Registry;
+  db: Db;
+  redis: Redis;
+  nc: NatsConnection;
+  shutdownSignal: AbortSignal;
+}
+
+export function createGatewayContext(o: ContextOptions): GatewayContext {
+  const prefix = o.config.REDIS_KEY_PREFIX;
+  const limits: Limits = new Limits({ redis: o.redis, prefix, slotMaxAgeSeconds: D.inFlightSlotMaxAgeSeconds, runningJobs: (acc, kind): Promise<string[]> => jobs.runningJobIds(acc, kind) });
+  const jobs: JobService = new JobService({ db: o.db, js: jetstream(o.nc), limits, log: o.log, itemInsertBatch: D.itemInsertBatch, batchConcurrency: D.batchConcurrency });
+  const waiter = new DoneWaiter(o.nc);
+  return {
+    config: o.config,
+    downloadSecret: o.downloadSecret,
+    log: o.log,
+    db: o.db,
+    redis: o.redis,
+    nc: o.nc,
+    auth: new AuthService({ db: o.db, log: o.log, upgradeUrl: o.config.UPGRADE_URL, cacheTtlMs: o.config.AUTH_CACHE_TTL_MS, lastUsedThrottleMs: D.lastUsedThrottleMs }),
+    limits,
+    idempotency: new Idempotency({ redis: o.redis, prefix, ttlSeconds: D.idempotencyTtlSeconds, pendingTtlSeconds: D.idempotencyPendingTtlSeconds, pollMs: D.idempotencyPollMs }),
+    jobs,
+    results: new ResultStore(o.db),
+    waiter,
+    load: new LoadReader({ nc: o.nc, log: o.log, staleAfterMs: D.loadStaleAfterMs, refreshMs: D.loadRefreshMs, fallbackSecondsPerSingle: D.fallbackSecondsPerSingle, fallbackSecondsPer1000: D.fallbackSecondsPer1000 }),
+    metrics: createGatewayMetrics(o.registry, () => waiter.size),
+    shutdownSignal: o.shutdownSignal,
+  };
+}
+
+export async function startContext(ctx: GatewayContext): Promise<void> {
+  ctx.waiter.start();
+  await Promise.all([ctx.auth.start(), ctx.load.start()]);
+}
+
+export async function stopContext(ctx: GatewayContext): Promise<void> {
+  await ctx.waiter.stop();
+  ctx.load.stop();
+  await ctx.auth.stop();
+}

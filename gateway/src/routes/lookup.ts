@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { ApiError } from '@dv/runtime';
+import { checkSyntax } from '@dv/verdict';
+import { jsonResponse, problemResponse } from '../http/problems.ts';
+import { defineRoute } from '../http/route.ts';
+import { fieldsParam, resultSchema } from '../http/schemas.ts';
+import { trimFields, type ResultObject } from '../services/results.ts';
+
+// GET /v1/lookup?email=: the account's latest stored result for an address (free). Addresses
+// are matched in their normalized form (domain lower-cased), as the pipeline stores them.
+
+export interface LookupResponse {
+  result: ResultObject;
+  job_id: string;
+}
+
+export const lookupRoute = defineRoute({
+  method: 'get',
+  path: '/v1/lookup',
+  operationId: 'lookup_email',
+  summary: 'Latest stored result for an address (free)',
+  tags: ['verify'],
+  query: z.object({ email: z.string().min(1).max(320), fields: fieldsParam.optional() }),
+  responses: {
+    '200': jsonResponse('The latest result this account has for the address.', z.object({ result: resultSchema, job_id: z.string() }).meta({ id: 'LookupResult' })),
+    '404': problemResponse('not_found: no stored result for this address on this account.'),
+  },
+  handle: async ({ ctx, input, caller }) => {
+    const syntax = checkSyntax(input.query.email);
+    const email = syntax.ok ? syntax.address : input.query.email.trim();
+    const doc = await ctx.results.latest(caller.account._id, email);
+    if (!doc) throw new ApiError('not_found', `No stored result for ${email.slice(0, 320)} on this account; verify it with POST /v1/verify.`);
+    const out: LookupResponse = { result: trimFields({ ...doc.result, email: doc.result.email ?? email }, input.query.fields), job_id: doc.job_id };
+    return { status: 200, body: out };
+  },
+});

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import type { ChangeStream, Db } from 'mongodb';
+import { COLLECTIONS, PLANS } from '@dv/contracts';
+import { authenticateKey, type Account, type ApiKeyRecord } from '@dv/accounts';
+import { ApiError, type Logger } from '@dv/runtime';
+
+// Bearer-key authentication (spec "Authentication"). The key is found by its public prefix and its
+// hash compared in constant time (@dv/accounts). Authenticated keys are remembered briefly in
+// process, because two MongoDB reads per request would be most of a request's cost; a change
+// stream on api_keys and accounts drops a remembered key the moment it is revoked or its account
+// changes, and without a working change stream nothing is remembered.
+
+export interface Caller {
+  account: Account;
+  key: ApiKeyRecord;
+  mode: 'live' | 'sandbox';
+}
+
+const IRRELEVANT_FIELDS = new Set(['credits', 'updated_at', 'last_used_at']);
+
+type ChangeEvent = { documentKey?: { _id?: unknown }; updateDescription?: { updatedFields?: Record<string, unknown>; removedFields?: string[] } };
+
+interface Entry {
+  caller: Caller;
+  expiresAt: number;
+}
+
+export interface AuthOptions {
+  db: Db;
+  log: Logger;
+  upgradeUrl: string;
+  cacheTtlMs: number;
+  lastUsedThrottleMs: number;
+}
+
+export class AuthService {
+  private readonly opts: AuthOptions;
+  private readonly cache = new Map<string, Entry>();
+  private readonly lastUsedWritten = new Map<string, number>();
+  private streams: ChangeStream[] = [];
+  private cacheOn = false;
+
+  constructor(opts: AuthOptions) {
+    this.opts = opts;
+  }
+
+  /** Starts the invalidation feed; remembering keys is switched on only once it runs. */
+  async start(): Promise<void> {
+    if (this.opts.cacheTtlMs <= 0) return;
+    try {
+      const keys = this.opts.db.collection(COLLECTIONS.apiKeys.name).watch([], { fullDocument: 'updateLookup' });
+      const accounts = this.opts.db.collection(COLLECTIONS.accounts.name).watch([], {});
+      this.streams = [keys, accounts];
+      for (const s of this.streams) {
+        s.on('change', (ev) => this.invalidate(ev as ChangeEvent));
+        s.on('error', (err) => {
+          // Fail safe: no invalidation feed means no remembering.
+          this.opts.log.warn({ err: err.message }, 'auth change stream failed; key cache off');
+          this.cacheOn = false;
+          this.cache.clear();
+        });
+      }
+      // Wait for the streams to be open on the server, so no change after this point is missed.
+      await Promise.all(this.streams.map((s) => s.tryNext().catch(() => null)));
+      this.cacheOn = true;
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message }, 'no change streams; key cache off');
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.cacheOn = false;
+    await Promise.all(this.streams.map((s) => s.close().catch(() => undefined)));
+  }
+
+  private invalidate(ev: ChangeEvent): void {
+    // Credit movements and last_used_at touches change nothing authentication depends on.
+    const changed = ev.updateDescription ? [...Object.keys(ev.updateDescription.updatedFields ?? {}), ...(ev.updateDescription.removedFields ?? [])] : null;
+    if (changed && changed.length > 0 && changed.every((f) => IRRELEVANT_FIELDS.has(f))) return;
+    const id = String(ev.documentKey?._id ?? '');
+    for (const [k, e] of this.cache) if (e.caller.key._id === id || e.caller.account._id === id) this.cache.delete(k);
+  }
+
+  /** Resolves the caller or throws the spec's 401/403. */
+  async authenticate(header: string | undefined): Promise<Caller> {
+    if (!header || !header.trim()) throw new ApiError('missing_api_key', 'Send your API key as "Authorization: Bearer <API_KEY>".');
+    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    if (!m) throw new ApiError('missing_api_key', 'The Authorization header must be "Bearer <API_KEY>".');
+    const presented = m[1]!;
+    const cacheKey = createHash('sha256').update(presented).digest('base64');
+    const now = Date.now();
+    let caller = this.cacheOn ? this.cache.get(cacheKey) : undefined;
+    if (caller && caller.expiresAt <= now) {
+      this.cache.delete(cacheKey);
+      caller = undefined;
+    }
+    let resolved = caller?.caller;
+    if (!resolved) {
+      const found = await authenticateKey(this.opts.db, presented);
+      if (!found) throw new ApiError('invalid_api_key', 'The API key is not valid: it is wrong, malformed or revoked.');
+      resolved = { account: found.account, key: found.key, mode: found.key.mode };
+      if (this.cacheOn) {
+        if (this.cache.size > 10_000) this.cache.clear();
+        this.cache.set(cacheKey, { caller: resolved, expiresAt: now + this.opts.cacheTtlMs });
+      }
+    }
+    const { account } = resolved;
+    if (account.status !== 'active') throw new ApiError('account_inactive', 'This account is inactive; contact support or reactivate it in the dashboard.');
+    if (!PLANS[account.plan]?.apiAccess) {
+      throw new ApiError('plan_not_entitled', `The ${account.plan} plan has no API access; the API is available on Pro, Business and Enterprise.`, { upgrade_url: this.opts.upgradeUrl });
+    }
+    this.touch(resolved.key._id, now);
+    return resolved;
+  }
+
+  /** last_used_at, at most once per throttle window per key and process; never delays the request. */
+  private touch(keyId: string, now: number): void {
+    const last = this.lastUsedWritten.get(keyId) ?? 0;
+    if (now - last < this.opts.lastUsedThrottleMs) return;
+    this.lastUsedWritten.set(keyId, now);
+    void this.opts.db
+      .collection<ApiKeyRecord>(COLLECTIONS.apiKeys.name)
+      .updateOne({ _id: keyId }, { $set: { last_used_at: new Date(now) } })
+      .catch((err: Error) => this.opts.log.debug({ err: err.message }, 'last_used_at update failed'));
+  }
+}

@@ -1,0 +1,277 @@
+import type { Db } from 'mongodb';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { COLLECTIONS, LEDGER_IDS, RETENTION_DAYS, SUBJECTS, itemId, newId, type VerifyItemMessage, type JobDoc, type JobItemDoc, type JobKind, type JobStatus } from '@dv/contracts';
+import type { Account, LedgerEntry } from '@dv/accounts';
+import { ApiError, type Logger } from '@dv/runtime';
+import type { Caller } from './auth.ts';
+import type { IntakeItem } from './intake.ts';
+import type { Limits } from './limits.ts';
+
+// Job creation, cancel and reads (docs/data-model.md "Flow of one item" and "Credits"). The
+// charge, its ledger entry and the job document are one MongoDB transaction, so a job exists if
+// and only if it was paid for; items and JetStream messages follow (item id = message id, so a
+// republish inside the stream's duplicate window is dropped).
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface NewJob {
+  /** Set by callers that must listen for the job's end before it exists. */
+  jobId?: string;
+  kind: JobKind;
+  items: IntakeItem[];
+  label: string | null;
+  maxAgeDays: number | null;
+  forceFresh: boolean;
+  notifyEmail: boolean;
+  webhookUrl: string | null;
+  maxWallSeconds: number | null;
+}
+
+export interface JobServiceOptions {
+  db: Db;
+  js: JetStreamClient;
+  limits: Limits;
+  log: Logger;
+  itemInsertBatch: number;
+  /** Batches stored and published at once. */
+  batchConcurrency: number;
+}
+
+export class JobService {
+  private readonly o: JobServiceOptions;
+
+  constructor(opts: JobServiceOptions) {
+    this.o = opts;
+  }
+
+  private get jobs() {
+    return this.o.db.collection<JobDoc>(COLLECTIONS.jobs.name);
+  }
+
+  private get items() {
+    return this.o.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name);
+  }
+
+  /** Running job ids of one kind (the truth behind the Redis slot sets). */
+  async runningJobIds(accountId: string, kind: JobKind): Promise<string[]> {
+    const docs = await this.jobs.find({ account_id: accountId, status: 'running', kind }, { projection: { _id: 1 } }).limit(10_000).toArray();
+    return docs.map((d) => d._id);
+  }
+
+  async create(caller: Caller, spec: NewJob): Promise<JobDoc> {
+    const { account, key } = caller;
+    const n = spec.items.length;
+    const live = caller.mode === 'live';
+    if (n > account.limits.emailsPerJob) throw jobTooLarge(n, account.limits.emailsPerJob);
+    const jobId = spec.jobId ?? newId('job');
+    const now = new Date();
+    // Sandbox is free and uncounted (spec, Authentication item 5).
+    const releaseDaily = live ? await this.o.limits.takeDaily(account._id, account.limits, n) : async () => undefined;
+    try {
+      await this.o.limits.acquireSlot(account._id, account.limits, spec.kind, jobId);
+    } catch (err) {
+      await releaseDaily();
+      throw err;
+    }
+    const job: JobDoc = {
+      _id: jobId,
+      account_id: account._id,
+      key_id: key._id,
+      mode: caller.mode,
+      kind: spec.kind,
+      status: 'running',
+      label: spec.label,
+      total: n,
+      done: 0,
+      counts: { deliverable: 0, undeliverable: 0, risky: 0, unknown: 0 },
+      credits_charged: live ? n : 0,
+      credits_refunded: 0,
+      max_age_days: spec.maxAgeDays,
+      force_fresh: spec.forceFresh,
+      notify_email: spec.notifyEmail,
+      max_wall_seconds: spec.maxWallSeconds,
+      deadline_at: spec.maxWallSeconds ? new Date(now.getTime() + spec.maxWallSeconds * 1000) : null,
+      webhook: spec.webhookUrl ? { url: spec.webhookUrl, attempts: 0, last_status: null, last_error: null, next_attempt_at: null, delivered_at: null } : null,
+      created_at: now,
+      updated_at: now,
+      completed_at: null,
+      expires_at: new Date(now.getTime() + RETENTION_DAYS * DAY_MS),
+    };
+    const t0 = performance.now();
+    let jobStored = false;
+    try {
+      if (spec.kind === 'single' && !(live && n > 0)) {
+        // A free single check: job and item go in together (one round trip less on the hot
+        // path); the message still follows only once both are stored.
+        await Promise.all([this.jobs.insertOne(job).then(() => (jobStored = true)), this.insertAll(job, spec.items)]);
+        await this.publish(job, spec.items, 0);
+      } else {
+        if (live && n > 0) await this.chargeAndInsert(account, job, n);
+        else await this.jobs.insertOne(job);
+        jobStored = true;
+        await this.storeAndPublish(job, spec.items);
+      }
+    } catch (err) {
+      // A job that exists keeps its slot and cap until it ends; one that does not gives them back.
+      if (!jobStored) {
+        await releaseDaily();
+        await this.o.limits.releaseSlot(account._id, spec.kind, jobId);
+      }
+      throw err;
+    }
+    if (n >= 1000) this.o.log.debug({ job_id: jobId, items: n, ms: Math.round(performance.now() - t0) }, 'job items stored and published');
+    return job;
+  }
+
+  private async chargeAndInsert(account: Account, job: JobDoc, n: number): Promise<void> {
+    const session = this.o.db.client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        const taken = await this.o.db
+          .collection<Account>(COLLECTIONS.accounts.name)
+          .updateOne({ _id: account._id, credits: { $gte: n } }, { $inc: { credits: -n }, $set: { updated_at: job.created_at } }, { session });
+        if (taken.matchedCount === 0) {
+          const current = await this.o.db.collection<Account>(COLLECTIONS.accounts.name).findOne({ _id: account._id }, { session, projection: { credits: 1 } });
+          throw new ApiError('insufficient_credits', `This needs ${n} credits and the account has ${current?.credits ?? 0}; upgrade or wait for the period reset.`, { credits_needed: n, credits_available: current?.credits ?? 0 });
+        }
+        const entry: LedgerEntry = { _id: LEDGER_IDS.charge(job._id), account_id: account._id, delta: -n, reason: 'charge', note: `${job.kind} ${job._id}`, at: job.created_at };
+        await this.o.db.collection<LedgerEntry>(COLLECTIONS.creditLedger.name).insertOne(entry, { session });
+        await this.jobs.insertOne(job, { session });
+      });
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  /**
+   * Items go in batches; each batch is published as soon as it is stored (a message must never
+   * reach the scheduler before its item exists), and batches run a few at a time, so MongoDB
+   * inserts and JetStream acks overlap.
+   */
+  private async storeAndPublish(job: JobDoc, items: IntakeItem[]): Promise<void> {
+    const batch = this.o.itemInsertBatch;
+    const starts: number[] = [];
+    for (let s = 0; s < items.length; s += batch) starts.push(s);
+    let next = 0;
+    const worker = async () => {
+      while (next < starts.length) {
+        const start = starts[next++]!;
+        const slice = items.slice(start, start + batch);
+        await this.items.insertMany(slice.map((it, i) => this.itemDoc(job, it, start + i)), { ordered: false });
+        await this.publish(job, slice, start);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.o.batchConcurrency, starts.length) }, worker));
+  }
+
+  private async insertAll(job: JobDoc, items: IntakeItem[]): Promise<void> {
+    for (let start = 0; start < items.length; start += this.o.itemInsertBatch) {
+      await this.items.insertMany(items.slice(start, start + this.o.itemInsertBatch).map((it, i) => this.itemDoc(job, it, start + i)), { ordered: false });
+    }
+  }
+
+  private itemDoc(job: JobDoc, it: IntakeItem, seq: number): JobItemDoc {
+    return {
+      _id: itemId(job._id, seq),
+      job_id: job._id,
+      account_id: job.account_id,
+      seq,
+      email: it.email,
+      ref: it.ref,
+      meta: it.meta,
+      state: 'queued',
+      result: null,
+      attempts: 0,
+      next_attempt_at: null,
+      source_ip: null,
+      created_at: job.created_at,
+      updated_at: job.created_at,
+      expires_at: job.expires_at,
+    };
+  }
+
+  private async publish(job: JobDoc, items: IntakeItem[], firstSeq: number): Promise<void> {
+    const subject = job.kind === 'single' ? SUBJECTS.verifySingle : SUBJECTS.verifyList;
+    const enqueuedAt = job.created_at.toISOString();
+    const acks: Promise<unknown>[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const seq = firstSeq + i;
+      // Built to the VerifyItemMessage type (the compiler checks the shape; the scheduler parses it).
+      const msg: VerifyItemMessage = {
+        job_id: job._id,
+        account_id: job.account_id,
+        seq,
+        email: items[i]!.email,
+        mode: job.mode,
+        priority: job.kind,
+        max_age_days: job.max_age_days,
+        force_fresh: job.force_fresh,
+        enqueued_at: enqueuedAt,
+      };
+      acks.push(this.o.js.publish(subject, JSON.stringify(msg), { msgID: itemId(job._id, seq) }));
+    }
+    await Promise.all(acks);
+  }
+
+  async get(accountId: string, jobId: string): Promise<JobDoc | null> {
+    return this.jobs.findOne({ _id: jobId, account_id: accountId });
+  }
+
+  async getAny(jobId: string): Promise<JobDoc | null> {
+    return this.jobs.findOne({ _id: jobId });
+  }
+
+  /** Newest first; the cursor is the last job id of the previous page. */
+  async list(accountId: string, status: JobStatus | undefined, limit: number, afterId: string | undefined): Promise<{ jobs: JobDoc[]; next: string | null }> {
+    const filter: Record<string, unknown> = { account_id: accountId };
+    if (status) filter.status = status;
+    if (afterId) filter._id = { $lt: afterId };
+    const docs = await this.jobs.find(filter).sort({ _id: -1 }).limit(limit + 1).toArray();
+    const more = docs.length > limit;
+    const page = docs.slice(0, limit);
+    return { jobs: page, next: more ? page[page.length - 1]!._id : null };
+  }
+
+  /**
+   * DELETE /v1/jobs/{id}: the job turns canceled (from running, once), every unprocessed item turns
+   * canceled, and their number is refunded under `refund:<job>:cancel`. Running it again retries a
+   * refund that a crash interrupted, and can never refund twice.
+   */
+  async cancel(caller: Caller, jobId: string): Promise<JobDoc> {
+    const job = await this.get(caller.account._id, jobId);
+    if (!job) throw new ApiError('not_found', `No job ${jobId} on this account.`);
+    if (job.status === 'completed' || job.status === 'failed') throw new ApiError('conflict', `Job ${jobId} has already ${job.status === 'completed' ? 'completed' : 'failed'}; nothing to cancel.`);
+    const now = new Date();
+    if (job.status === 'running') {
+      await this.jobs.updateOne({ _id: jobId, status: 'running' }, { $set: { status: 'canceled', updated_at: now, completed_at: now } });
+    }
+    const after = await this.get(caller.account._id, jobId);
+    if (!after || after.status !== 'canceled') return after ?? job; // finished meanwhile
+    await this.items.updateMany({ job_id: jobId, state: { $in: ['queued', 'waiting_retry'] } }, { $set: { state: 'canceled', updated_at: now } });
+    await this.o.limits.releaseSlot(job.account_id, job.kind, jobId);
+    if (job.mode === 'live') {
+      const canceled = await this.items.countDocuments({ job_id: jobId, state: 'canceled' });
+      if (canceled > 0) await this.refund(job, canceled, now);
+    }
+    return (await this.get(caller.account._id, jobId)) ?? after;
+  }
+
+  private async refund(job: JobDoc, n: number, now: Date): Promise<void> {
+    const session = this.o.db.client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        const entry: Omit<LedgerEntry, '_id'> = { account_id: job.account_id, delta: n, reason: 'refund', note: `cancel ${job._id}`, at: now };
+        const rec = await this.o.db.collection<LedgerEntry>(COLLECTIONS.creditLedger.name).updateOne({ _id: LEDGER_IDS.refundCancel(job._id) }, { $setOnInsert: entry }, { upsert: true, session });
+        if (rec.upsertedCount === 0) return; // refunded before
+        await this.o.db.collection<Account>(COLLECTIONS.accounts.name).updateOne({ _id: job.account_id }, { $inc: { credits: n }, $set: { updated_at: now } }, { session });
+        await this.jobs.updateOne({ _id: job._id }, { $inc: { credits_refunded: n }, $set: { updated_at: now } }, { session });
+      });
+    } finally {
+      await session.endSession();
+    }
+  }
+}
+
+export function jobTooLarge(n: number, max: number): ApiError {
+  return new ApiError('job_too_large', `The list holds ${n} unique addresses; this account's plan allows ${max} per job. Split the list.`, { limit: max, received: n });
+}

@@ -1,0 +1,135 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { PlanLimits } from '@dv/contracts';
+import { ApiError } from '@dv/runtime';
+
+// The spec's limits, counted in Redis so they hold across gateway replicas:
+// - requests per minute per account (all keys together) and live emails per UTC day:
+//   rate-limiter-flexible counters;
+// - concurrent list jobs and single checks in flight: a sorted set of running job ids per account
+//   (score = start time), taken atomically by a Lua script. The scheduler finishes jobs without
+//   telling Redis, so when a set looks full it is rebuilt from MongoDB (the truth) and tried again:
+//   the common path costs one Redis call, only a full set costs a MongoDB read.
+
+const ACQUIRE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1`;
+
+export type SlotKind = 'single' | 'list';
+
+export interface LimitsOptions {
+  redis: Redis;
+  prefix: string;
+  slotMaxAgeSeconds: number;
+  /** Running job ids of that kind for an account, from MongoDB. */
+  runningJobs: (accountId: string, kind: SlotKind) => Promise<string[]>;
+  now?: () => number;
+}
+
+export class Limits {
+  private readonly opts: LimitsOptions;
+  private readonly perMinute = new Map<number, RateLimiterRedis>();
+  private readonly perDay = new Map<number, RateLimiterRedis>();
+  private readonly now: () => number;
+
+  constructor(opts: LimitsOptions) {
+    this.opts = opts;
+    this.now = opts.now ?? Date.now;
+    opts.redis.defineCommand('dvAcquireSlot', { numberOfKeys: 1, lua: ACQUIRE });
+  }
+
+  private limiter(cache: Map<number, RateLimiterRedis>, name: string, points: number, duration: number): RateLimiterRedis {
+    let l = cache.get(points);
+    if (!l) {
+      l = new RateLimiterRedis({ storeClient: this.opts.redis, keyPrefix: `${this.opts.prefix}${name}`, points, duration, useRedisPackage: false });
+      cache.set(points, l);
+    }
+    return l;
+  }
+
+  /** One request against the account's per-minute allowance; 429 rate_limited when used up. */
+  async request(accountId: string, limits: PlanLimits): Promise<void> {
+    try {
+      await this.limiter(this.perMinute, 'rpm', Math.max(1, limits.requestsPerMinute), 60).consume(accountId, 1);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+      throw new ApiError('rate_limited', `More than ${limits.requestsPerMinute} requests in a minute for this account; retry in ${seconds} s.`, {}, { 'Retry-After': String(seconds) });
+    }
+  }
+
+  private dayKey(accountId: string): string {
+    return `${accountId}:${new Date(this.now()).toISOString().slice(0, 10)}`;
+  }
+
+  /** Seconds until 00:00 UTC, when the daily cap resets. */
+  secondsToUtcMidnight(): number {
+    const now = this.now();
+    const next = new Date(now);
+    next.setUTCHours(24, 0, 0, 0);
+    return Math.max(1, Math.ceil((next.getTime() - now) / 1000));
+  }
+
+  /** Takes `n` live emails from today's cap; returns how to give them back if the job is not created. */
+  async takeDaily(accountId: string, limits: PlanLimits, n: number): Promise<() => Promise<void>> {
+    if (n <= 0) return async () => undefined;
+    const limiter = this.limiter(this.perDay, 'day', Math.max(1, limits.emailsPerDay), 2 * 24 * 60 * 60);
+    const key = this.dayKey(accountId);
+    try {
+      await limiter.consume(key, n);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      // A refused take must not eat the allowance.
+      await limiter.reward(key, n);
+      const used = Math.max(0, err.consumedPoints - n);
+      const seconds = this.secondsToUtcMidnight();
+      throw new ApiError('daily_cap_reached', `This would exceed the account's ${limits.emailsPerDay} live emails per day (${used} used today); the cap resets at 00:00 UTC.`, {}, { 'Retry-After': String(seconds) });
+    }
+    return async () => {
+      await limiter.reward(key, n).catch(() => undefined);
+    };
+  }
+
+  async usedToday(accountId: string, limits: PlanLimits): Promise<number> {
+    const res = await this.limiter(this.perDay, 'day', Math.max(1, limits.emailsPerDay), 2 * 24 * 60 * 60).get(this.dayKey(accountId));
+    return res?.consumedPoints ?? 0;
+  }
+
+  private slotKey(accountId: string, kind: SlotKind): string {
+    return `${this.opts.prefix}slots:${kind}:${accountId}`;
+  }
+
+  private async tryAcquire(key: string, limit: number, jobId: string): Promise<boolean> {
+    const now = this.now();
+    const maxAgeMs = this.opts.slotMaxAgeSeconds * 1000;
+    const ok = await (this.opts.redis as unknown as { dvAcquireSlot: (...a: (string | number)[]) => Promise<number> }).dvAcquireSlot(key, now - maxAgeMs, limit, now, jobId, maxAgeMs);
+    return ok === 1;
+  }
+
+  /** Takes a running-job slot (list: concurrent jobs; single: checks in flight) or throws 429. */
+  async acquireSlot(accountId: string, limits: PlanLimits, kind: SlotKind, jobId: string): Promise<void> {
+    const limit = kind === 'list' ? limits.concurrentJobs : limits.singleChecksInFlight;
+    const key = this.slotKey(accountId, kind);
+    if (await this.tryAcquire(key, limit, jobId)) return;
+    // Full: rebuild from MongoDB (jobs finished by the scheduler leave the set only here).
+    const running = await this.opts.runningJobs(accountId, kind);
+    // Slots taken in the last few seconds may belong to jobs not inserted yet: they stay. Rebuilt
+    // entries get an old score, so the next rebuild drops them unless MongoDB still lists them.
+    const recent = this.now() - 10_000;
+    const tx = this.opts.redis.multi().zremrangebyscore(key, '-inf', recent);
+    if (running.length > 0) tx.zadd(key, ...running.flatMap((id) => [recent - 1, id]));
+    await tx.exec();
+    if (await this.tryAcquire(key, limit, jobId)) return;
+    if (kind === 'list') {
+      throw new ApiError('too_many_active_jobs', `The account already has ${limit} running jobs, the most its plan allows at once; wait for one to finish or cancel one.`, {}, { 'Retry-After': '30' });
+    }
+    throw new ApiError('too_many_in_flight', `The account already has ${limit} single checks in flight; wait for some to finish.`, {}, { 'Retry-After': '5' });
+  }
+
+  async releaseSlot(accountId: string, kind: SlotKind, jobId: string): Promise<void> {
+    await this.opts.redis.zrem(this.slotKey(accountId, kind), jobId).catch(() => undefined);
+  }
+}

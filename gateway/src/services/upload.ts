@@ -1,0 +1,252 @@
+import { createHash, type Hash } from 'node:crypto';
+import { Transform, type TransformCallback, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Request } from 'express';
+import busboy from 'busboy';
+import { parse as csvParse } from 'csv-parse';
+import { ApiError } from '@dv/runtime';
+import { Intake } from './intake.ts';
+
+// POST /v1/jobs multipart: one CSV or TXT file (part name `file`) plus text fields, parsed as a
+// stream (busboy → UTF-8 check → csv-parse), never held whole in memory. The delimiter (`,`, `;`
+// or tab) is sniffed from the header line; a BOM, quoted fields and CRLF are handled by
+// csv-parse. Text fields should come before the file part; `email_column` after the file is
+// accepted only if it names the column that was used.
+
+export interface UploadLimits {
+  maxBytes: number;
+  maxItems: number;
+  invalidListedMax: number;
+  metaMaxKeys: number;
+  metaMaxValueChars: number;
+}
+
+export interface ParsedUpload {
+  fields: Record<string, string>;
+  intake: Intake;
+  fileName: string;
+  format: 'csv' | 'txt';
+  emailColumn: string | null;
+  metaColumns: string[];
+  /** sha256 over the fields and the file's bytes: the request's idempotency fingerprint. */
+  digest: string;
+}
+
+const FIELD_NAMES = new Set(['email_column', 'label', 'max_age_days', 'force_fresh', 'notify_email', 'webhook_url', 'max_wall_seconds']);
+
+function invalidUpload(msg: string): ApiError {
+  return new ApiError('invalid_upload', msg);
+}
+
+/** Validates UTF-8 (fatal decoder) and hashes the raw bytes as they pass. */
+class Utf8Check extends Transform {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly hash: Hash;
+  private offset = 0;
+  constructor(hash: Hash) {
+    super();
+    this.hash = hash;
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    this.hash.update(chunk);
+    try {
+      this.decoder.decode(chunk, { stream: true });
+    } catch {
+      cb(invalidUpload(`The file is not UTF-8 text (invalid bytes near byte ${this.offset}); save it as UTF-8 CSV and upload again.`));
+      return;
+    }
+    this.offset += chunk.length;
+    cb(null, chunk);
+  }
+  override _flush(cb: TransformCallback): void {
+    try {
+      this.decoder.decode();
+      cb();
+    } catch {
+      cb(invalidUpload('The file ends in the middle of a UTF-8 character; save it as UTF-8 and upload again.'));
+    }
+  }
+}
+
+/** Counts `,` `;` and tab outside quotes in the header line; the most frequent wins (comma on a tie or none). */
+export function sniffDelimiter(firstLine: string): ',' | ';' | '\t' {
+  const counts = { ',': 0, ';': 0, '\t': 0 };
+  let quoted = false;
+  for (const ch of firstLine) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && ch in counts) counts[ch as keyof typeof counts]++;
+  }
+  if (counts[';'] > counts[','] && counts[';'] >= counts['\t']) return ';';
+  if (counts['\t'] > counts[','] && counts['\t'] > counts[';']) return '\t';
+  return ',';
+}
+
+function findEmailColumn(header: string[], wanted: string | undefined): number {
+  let idx: number;
+  if (wanted !== undefined) idx = header.indexOf(wanted);
+  else {
+    idx = header.findIndex((h) => h.toLowerCase() === 'email');
+    if (idx < 0) idx = header.findIndex((h) => /e-?mail/i.test(h));
+    if (idx < 0 && header.length === 1) idx = 0;
+  }
+  if (idx < 0) {
+    throw invalidUpload(wanted !== undefined ? `The CSV has no column "${wanted}" (email_column); its columns are: ${header.join(', ')}.` : `Name the column holding the addresses in email_column; the CSV's columns are: ${header.join(', ')}.`);
+  }
+  return idx;
+}
+
+async function* peekable(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  for await (const c of source) yield c;
+}
+
+export async function parseUpload(req: Request, limits: UploadLimits): Promise<ParsedUpload> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limits.maxBytes + 1024 * 1024) throw new ApiError('file_too_large', `The upload is larger than ${limits.maxBytes / 1024 / 1024} MB; split the list.`);
+  let bb: busboy.Busboy;
+  try {
+    bb = busboy({ headers: req.headers, limits: { files: 1, fields: 20, fieldSize: 4096, fileSize: limits.maxBytes, parts: 30 } });
+  } catch (err) {
+    throw invalidUpload(`Not a readable multipart/form-data request: ${(err as Error).message}.`);
+  }
+  const fields: Record<string, string> = {};
+  const hash = createHash('sha256');
+  const intake = new Intake(limits.maxItems, limits.invalidListedMax);
+  let fileSeen = false;
+  let fileDone: Promise<void> | undefined;
+  let result: Omit<ParsedUpload, 'fields' | 'intake' | 'digest'> | undefined;
+  let failure: unknown;
+  const fail = (err: unknown) => {
+    failure ??= err;
+  };
+
+  bb.on('field', (name, value, info) => {
+    if (info.valueTruncated) return fail(invalidUpload(`The field ${name} is longer than 4096 bytes.`));
+    if (!FIELD_NAMES.has(name)) return fail(invalidUpload(`Unknown form field "${name}"; accepted: file, ${[...FIELD_NAMES].join(', ')}.`));
+    fields[name] = value;
+    hash.update(`field:${name}=${value}\n`);
+  });
+  bb.on('file', (name, stream, info) => {
+    if (name !== 'file' || fileSeen) {
+      stream.resume();
+      return fail(invalidUpload(fileSeen ? 'Send exactly one file.' : `The file part must be named "file" (got "${name}").`));
+    }
+    fileSeen = true;
+    hash.update(`file:\n`);
+    const lower = (info.filename ?? '').toLowerCase();
+    const format: 'csv' | 'txt' = lower.endsWith('.txt') || (info.mimeType === 'text/plain' && !lower.endsWith('.csv')) ? 'txt' : 'csv';
+    fileDone = readFile(stream, format, fields, intake, hash, limits)
+      .then((r) => {
+        result = { fileName: info.filename ?? 'upload', format, ...r };
+        if ((stream as Readable & { truncated?: boolean }).truncated) fail(new ApiError('file_too_large', `The file is larger than ${limits.maxBytes / 1024 / 1024} MB; split the list.`));
+      })
+      .catch((err: unknown) => {
+        fail(err);
+        stream.unpipe();
+        stream.resume();
+      });
+  });
+  bb.on('filesLimit', () => fail(invalidUpload('Send exactly one file.')));
+  bb.on('fieldsLimit', () => fail(invalidUpload('Too many form fields.')));
+  bb.on('partsLimit', () => fail(invalidUpload('Too many form parts.')));
+
+  try {
+    await pipeline(req, bb);
+  } catch (err) {
+    fail(invalidUpload(`The multipart body could not be read: ${(err as Error).message}.`));
+  }
+  await fileDone;
+  if (failure) throw failure;
+  if (!fileSeen || !result) throw invalidUpload('No file part: send the list as a multipart part named "file" (CSV or TXT).');
+  if (fields.email_column !== undefined && result.emailColumn !== null && fields.email_column !== result.emailColumn) {
+    throw invalidUpload('Send the email_column field before the file part.');
+  }
+  return { fields, intake, digest: hash.digest('hex'), ...result };
+}
+
+async function readFile(stream: Readable, format: 'csv' | 'txt', fields: Record<string, string>, intake: Intake, hash: Hash, limits: UploadLimits): Promise<{ emailColumn: string | null; metaColumns: string[] }> {
+  const checked = stream.pipe(new Utf8Check(hash));
+  stream.on('error', (e) => checked.destroy(e));
+  if (format === 'txt') {
+    let row = 0;
+    let rest = '';
+    const decoder = new TextDecoder('utf-8');
+    const line = (l: string) => {
+      row++;
+      const v = (row === 1 ? l.replace(/^\uFEFF/, '') : l).trim();
+      if (v) intake.add(v, null, null, { row });
+      if (intake.overLimit) throw new ApiError('job_too_large', `The list holds more than ${limits.maxItems} unique addresses; this account's plan allows ${limits.maxItems} per job. Split the list.`, { limit: limits.maxItems });
+    };
+    for await (const chunk of checked as AsyncIterable<Buffer>) {
+      const parts = (rest + decoder.decode(chunk, { stream: true })).split(/\r?\n|\r/);
+      rest = parts.pop() ?? '';
+      for (const p of parts) line(p);
+    }
+    if (rest) line(rest);
+    return { emailColumn: null, metaColumns: [] };
+  }
+
+  // CSV: sniff the delimiter from the first line, then hand everything to csv-parse.
+  const source = peekable(checked as AsyncIterable<Buffer>);
+  const first = await source.next();
+  if (first.done) throw invalidUpload('The file is empty.');
+  const head = first.value.toString('utf8', 0, Math.min(first.value.length, 65_536)).replace(/^\uFEFF/, '');
+  const delimiter = sniffDelimiter(head.split(/\r?\n|\r/, 1)[0] ?? '');
+  let header: string[] | undefined;
+  let emailIdx = -1;
+  let metaIdx: number[] = [];
+  let row = 0;
+  let stop: unknown;
+  // Rows are handled inside csv-parse (on_record returns null), so no record ever travels through
+  // a stream buffer or a promise: less garbage, and the heap stays near the job's own size.
+  const onRecord = (record: string[]): null => {
+    if (stop) return null;
+    try {
+      if (!header) {
+        header = record.map((h) => h.trim());
+        emailIdx = findEmailColumn(header, fields.email_column);
+        metaIdx = header.map((_, i) => i).filter((i) => i !== emailIdx && header![i] !== '').slice(0, limits.metaMaxKeys);
+        return null;
+      }
+      row++;
+      const email = (record[emailIdx] ?? '').trim();
+      const h = header;
+      const meta = () => {
+        if (metaIdx.length === 0) return null;
+        const m: Record<string, string> = {};
+        for (const i of metaIdx) m[h[i]!] = (record[i] ?? '').trim().slice(0, limits.metaMaxValueChars);
+        return m;
+      };
+      if (!email) intake.reject('', 'the email column is empty', 'empty', { row });
+      else intake.add(email, null, meta, { row });
+      // Past the plan's per-job limit the answer is 413 whatever follows: stop parsing.
+      if (intake.overLimit) throw new ApiError('job_too_large', `The list holds more than ${limits.maxItems} unique addresses; this account's plan allows ${limits.maxItems} per job. Split the list.`, { limit: limits.maxItems });
+    } catch (err) {
+      stop = err;
+    }
+    return null;
+  };
+  const parser = csvParse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true, max_record_size: 1_000_000, on_record: onRecord });
+  parser.resume();
+  try {
+    await pipeline(
+      (async function* () {
+        yield first.value;
+        for await (const c of source) {
+          if (stop) return;
+          yield c;
+        }
+      })(),
+      parser,
+    );
+  } catch (err) {
+    stop ??= err;
+  }
+  if (stop) {
+    // Stop reading: the caller drains the rest of the request.
+    checked.destroy();
+    if (stop instanceof ApiError) throw stop;
+    throw invalidUpload(`The CSV could not be parsed near data row ${row + 1}: ${(stop as Error).message}.`);
+  }
+  if (!header) throw invalidUpload('The file is empty.');
+  return { emailColumn: header[emailIdx] ?? null, metaColumns: metaIdx.map((i) => header![i]!) };
+}

@@ -1,0 +1,80 @@
+import type { JobDoc, JobItemDoc } from '@dv/contracts';
+import type { GatewayContext } from '../context.ts';
+import type { LoadView } from './load.ts';
+import { resultOfItem, trimFields, type ResultObject } from './results.ts';
+import { downloadUrl } from './signing.ts';
+import type { ResultField } from '../http/schemas.ts';
+
+// The job status object (spec "Job"; the full field list is our decision, docs/gateway.md).
+
+export interface JobView {
+  job_id: string;
+  object: 'job';
+  kind: JobDoc['kind'];
+  mode: JobDoc['mode'];
+  status: JobDoc['status'];
+  label: string | null;
+  done: number;
+  total: number;
+  counts: JobDoc['counts'];
+  eta_seconds: number | null;
+  load: LoadView['load'];
+  credits_charged: number;
+  credits_refunded: number;
+  max_age_days: number | null;
+  force_fresh: boolean;
+  notify_email: boolean;
+  max_wall_seconds: number | null;
+  deadline_at: string | null;
+  webhook: { url: string; attempts: number; last_status: number | null; last_error: string | null; next_attempt_at: string | null; delivered_at: string | null } | null;
+  created_at: string;
+  completed_at: string | null;
+  status_url: string;
+  results_url: string;
+  download_url: string;
+  /** Single checks: the result once done. */
+  result?: ResultObject;
+}
+
+const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+export function etaSeconds(job: Pick<JobDoc, 'status' | 'kind' | 'total' | 'done'>, load: LoadView): number | null {
+  if (job.status !== 'running') return null;
+  const left = Math.max(0, job.total - job.done);
+  if (job.kind === 'single') return Math.max(1, Math.round(load.seconds_per_single));
+  return Math.max(1, Math.round((left / 1000) * load.seconds_per_1000));
+}
+
+export function jobView(ctx: GatewayContext, job: JobDoc, load: LoadView, item?: JobItemDoc | null, fields?: readonly ResultField[] | null): JobView {
+  const base = ctx.config.PUBLIC_BASE_URL;
+  const exp = Math.floor(Date.now() / 1000) + ctx.config.DOWNLOAD_LINK_TTL_SECONDS;
+  const w = job.webhook;
+  const view: JobView = {
+    job_id: job._id,
+    object: 'job',
+    kind: job.kind,
+    mode: job.mode,
+    status: job.status,
+    label: job.label,
+    done: job.done,
+    total: job.total,
+    counts: job.counts,
+    eta_seconds: etaSeconds(job, load),
+    load: load.load,
+    credits_charged: job.credits_charged,
+    credits_refunded: job.credits_refunded,
+    max_age_days: job.max_age_days,
+    force_fresh: job.force_fresh,
+    notify_email: job.notify_email,
+    max_wall_seconds: job.max_wall_seconds,
+    deadline_at: iso(job.deadline_at),
+    webhook: w ? { url: w.url, attempts: w.attempts, last_status: w.last_status, last_error: w.last_error, next_attempt_at: iso(w.next_attempt_at), delivered_at: iso(w.delivered_at) } : null,
+    created_at: iso(job.created_at)!,
+    completed_at: iso(job.completed_at),
+    status_url: `${base}/v1/jobs/${job._id}`,
+    results_url: `${base}/v1/jobs/${job._id}/results`,
+    download_url: downloadUrl(base, ctx.downloadSecret, job._id, exp),
+  };
+  if (job.kind === 'single' && item?.state === 'done' && item.result) view.result = trimFields(resultOfItem(item), fields);
+  return view;
+}

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import type { Db } from 'mongodb';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { COLLECTIONS, CONSUMERS, KV_BUCKETS, STREAMS, type PlanName } from '@dv/contracts';
+import { createAccount, createApiKey, type Account } from '@dv/accounts';
+import { connectNats, connectRedis, createHttpApp, createLogger, createRegistry, ensureKvBuckets, ensureStreams, loadConfig, natsManager, type MongoDependency, type NatsDependency, type RedisDependency } from '@dv/runtime';
+import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
+import { applySchema } from '../../../infra/src/demo-account.ts';
+import { REPO_ROOT, startStack, type Stack } from '../../../infra/src/stack/stack.ts';
+import { mountGateway } from '../app.ts';
+import { gatewayConfigSchema } from '../config.ts';
+import { createGatewayContext, startContext, stopContext, type GatewayContext } from '../context.ts';
+import { startFakeScheduler, type FakeScheduler } from './fake-scheduler.ts';
+
+// The gateway in-process for tests: the real app on the run's Redis and MongoDB (a database and a
+// Redis prefix of its own) and a private nats-server, so no other test file consumes our VERIFY
+// messages. `env` is what a child gateway process needs to join the same setup.
+
+export interface TestAccount {
+  account: Account;
+  live: string;
+  sandbox: string;
+}
+
+export interface GatewayHarness {
+  url: string;
+  ctx: GatewayContext;
+  db: Db;
+  redis: Redis;
+  nc: NatsConnection;
+  env: Record<string, string>;
+  scheduler?: FakeScheduler;
+  /** The private nats-server (tests stop it to see the gateway degrade). */
+  natsStack: Stack;
+  account(opts?: { plan?: PlanName; credits?: number; status?: 'active' | 'inactive'; limits?: Partial<Account['limits']> }): Promise<TestAccount>;
+  close(): Promise<void>;
+}
+
+export async function startGatewayHarness(opts: { label: string; scheduler?: boolean; env?: Record<string, string> }): Promise<GatewayHarness> {
+  const run = stackEnv();
+  const tag = `${opts.label}_${randomBytes(3).toString('hex')}`;
+  const dataDir = join(REPO_ROOT, '.local', `gw-test-${tag}`);
+  const stack: Stack = await startStack({ dataDir, servers: ['nats'] });
+  const log = createLogger('gateway', 'silent');
+  const registry = createRegistry('gateway');
+  let nats: NatsDependency | undefined;
+  let redisDep: RedisDependency | undefined;
+  let mongo: MongoDependency | undefined;
+  let server: Server | undefined;
+  try {
+    nats = await connectNats(stack.env.NATS_URL!, 'gateway-test', log);
+    await ensureStreams(await natsManager(nats.nc), STREAMS, CONSUMERS);
+    await ensureKvBuckets(nats.nc, KV_BUCKETS);
+    redisDep = await connectRedis(run.REDIS_URL!, log);
+    mongo = await isolatedMongo(`gw_${opts.label}`);
+    await applySchema(mongo.db);
+    const env: Record<string, string> = {
+      NATS_URL: stack.env.NATS_URL!,
+      REDIS_URL: run.REDIS_URL!,
+      MONGODB_URL: run.MONGODB_URL!,
+      MONGODB_DB: mongo.db.databaseName,
+      REDIS_KEY_PREFIX: `t_${tag}:`,
+      LOG_LEVEL: 'warn',
+      ...opts.env,
+    };
+    const config = loadConfig('gateway', gatewayConfigSchema, env);
+    const abort = new AbortController();
+    const ctx = createGatewayContext({ config, downloadSecret: 'test-download-secret-test-download-secret', log, registry, db: mongo.db, redis: redisDep.redis, nc: nats.nc, shutdownSignal: abort.signal });
+    await startContext(ctx);
+    const app = createHttpApp({ registry, log, dependencies: () => [], isShuttingDown: () => false });
+    mountGateway(app, ctx);
+    const srv = createServer(app);
+    server = srv;
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+    const scheduler = opts.scheduler ? await startFakeScheduler(nats.nc, mongo.db) : undefined;
+    const n = nats;
+    const r = redisDep;
+    const m = mongo;
+    let seq = 0;
+    return {
+      url,
+      ctx,
+      db: m.db,
+      redis: r.redis,
+      nc: n.nc,
+      env: { ...env, DOWNLOAD_SIGNING_SECRET: 'test-download-secret-test-download-secret' },
+      scheduler,
+      natsStack: stack,
+      account: async (a = {}) => {
+        const account = await createAccount(m.db, { name: `t${seq}`, email: `owner${seq++}_${tag}@example.com`, plan: a.plan ?? 'business', credits: a.credits ?? 1_000, status: a.status });
+        if (a.limits) await m.db.collection<Account>(COLLECTIONS.accounts.name).updateOne({ _id: account._id }, { $set: Object.fromEntries(Object.entries(a.limits).map(([k, v]) => [`limits.${k}`, v])) });
+        const live = await createApiKey(m.db, account._id, 'live', 'live');
+        const sandbox = await createApiKey(m.db, account._id, 'sandbox', 'sandbox');
+        return { account: (await m.db.collection<Account>(COLLECTIONS.accounts.name).findOne({ _id: account._id }))!, live: live.key, sandbox: sandbox.key };
+      },
+      close: async () => {
+        abort.abort();
+        await scheduler?.stop();
+        srv.closeAllConnections();
+        await new Promise<void>((resolve) => srv.close(() => resolve()));
+        await stopContext(ctx);
+        await deleteByPrefix(r.redis, env.REDIS_KEY_PREFIX!);
+        await r.close();
+        await n.close();
+        await m.db.dropDatabase().catch(() => undefined);
+        await m.close();
+        await stack.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    server?.close();
+    await nats?.close();
+    await redisDep?.close();
+    await mongo?.close();
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+/** fetch with a bearer key and JSON body; returns status, headers and parsed body. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read bodies loosely
+export async function call(url: string, path: string, opts: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  if (opts.body !== undefined && typeof opts.body !== 'string') headers['content-type'] ??= 'application/json';
+  const res = await fetch(`${url}${path}`, { method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'), headers, body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, headers: res.headers, body };
+}

@@ -1,0 +1,100 @@
+// Pure: what happens to one address after a probe session. Builds on @dv/verdict's classifyReply
+// and nextAction; adds the session-level cases (no reply, busy node) the verdict package leaves to
+// the caller.
+import type { ProbeSessionReply } from '@dv/contracts';
+import { classifyReply, nextAction, type ClassifiedReply, type ProbeOutcome, type SessionOutcome } from '@dv/verdict';
+
+export type AddressDecision =
+  /** Ends here: call verdict() with this probe outcome. */
+  | { kind: 'final'; probe: ProbeOutcome }
+  /** Greylisting or another temporary reply: retry after delayMs, from the same source IP. */
+  | { kind: 'retry'; delayMs: number; probe: ProbeOutcome }
+  /** Throttled: pause (provider, IP) and retry when a gate opens. */
+  | { kind: 'pause'; probe: ProbeOutcome }
+  /** Our IP is blocked by the provider: mark it and retry at once from another IP. */
+  | { kind: 'move_ip'; probe: ProbeOutcome }
+  /** Too many recipients: retry at once with at most maxRcpts per session. */
+  | { kind: 'fewer_rcpts'; maxRcpts: number; probe: ProbeOutcome }
+  /** Nothing was tried for this address (node busy or draining): send again, not an attempt. */
+  | { kind: 'redispatch' };
+
+export interface DecideInput {
+  address: string;
+  reply: ProbeSessionReply;
+  /** Attempts including this session. */
+  attempt: number;
+  /** Milliseconds since the item's first attempt. */
+  elapsedMs: number;
+  /** Ladder in (scaled) minutes after the first try. */
+  ladderMinutes: readonly number[];
+  throttleStreak: number;
+  otherIpAvailable: boolean;
+}
+
+const synthetic = (cls: ClassifiedReply['class'], rule: string): ClassifiedReply => ({ class: cls, rule });
+
+function sessionOf(outcome: ProbeSessionReply['outcome']): SessionOutcome {
+  switch (outcome) {
+    case 'completed':
+    case 'connect_failed':
+    case 'timeout':
+    case 'dropped':
+    case 'tls_failed':
+      return outcome;
+    default:
+      return 'dropped';
+  }
+}
+
+export function catchAllClass(reply: ProbeSessionReply): ClassifiedReply | null {
+  const r = reply.catch_all?.reply;
+  return r ? classifyReply(r) : null;
+}
+
+export function decideAddress(input: DecideInput): AddressDecision {
+  const { reply } = input;
+  if (reply.outcome === 'busy') return { kind: 'redispatch' };
+  const entry = reply.results.find((r) => r.address === input.address);
+  const catchAll = catchAllClass(reply);
+  const session = sessionOf(reply.outcome);
+  const probe = (rcpt: ClassifiedReply | null): ProbeOutcome => ({ rcpt, catchAll, session, attempts: input.attempt });
+  if (!entry) {
+    // A reply that does not mention the address: treat like the session ending before its RCPT.
+    return { kind: 'final', probe: probe(null) };
+  }
+  if (entry.state === 'skipped_catch_all') return { kind: 'final', probe: { ...probe(synthetic('accepted', 'catch-all-skip')), catchAll: synthetic('accepted', 'catch-all') } };
+  if (entry.state === 'invalid_address' || entry.state === 'utf8_unsupported') return { kind: 'final', probe: probe(synthetic('permanent_other', entry.state)) };
+  if (!entry.reply) return { kind: 'final', probe: probe(null) };
+  const rcpt = classifyReply(entry.reply);
+  const action = nextAction(rcpt.class, input.attempt, input.ladderMinutes, {
+    elapsedMs: input.elapsedMs,
+    throttleStreak: input.throttleStreak,
+    otherIpAvailable: input.otherIpAvailable,
+    rcptsInSession: reply.results.filter((r) => r.state === 'replied' || r.reply).length + (reply.catch_all?.reply ? 1 : 0),
+  });
+  const p = probe(rcpt);
+  switch (action.kind) {
+    case 'final':
+      return { kind: 'final', probe: p };
+    case 'retry_at':
+      return { kind: 'retry', delayMs: action.delayMs, probe: p };
+    case 'pause_provider':
+      return { kind: 'pause', probe: p };
+    case 'move_ip':
+      return { kind: 'move_ip', probe: p };
+    case 'reconnect_fewer_rcpts':
+      return { kind: 'fewer_rcpts', maxRcpts: action.maxRcpts, probe: p };
+  }
+}
+
+/** The reply proves the domain accepts any address (remembered so later items skip the session). */
+export function provesCatchAll(reply: ProbeSessionReply): boolean {
+  return catchAllClass(reply)?.class === 'accepted';
+}
+
+/** Session outcomes that say the MX host itself is unreachable (cached: design.md 2 min / 15 min). */
+export function mxDownFor(reply: ProbeSessionReply, downMs: number, timeoutDownMs: number): number {
+  if (reply.outcome === 'connect_failed') return downMs;
+  if (reply.outcome === 'timeout' && reply.mx_used === null) return timeoutDownMs;
+  return 0;
+}

@@ -1,0 +1,199 @@
+// Table-driven tests of the pure decisions: MX interpretation, batching, politeness limits and
+// pauses, node ranking, per-address decisions after a session, load level, config validation.
+import { describe, expect, it } from 'vitest';
+import type { ProbeSessionReply } from '@dv/contracts';
+import { providerForMx } from '@dv/verdict';
+import { Batcher, batchReady, msUntilReady } from './batcher.ts';
+import { ladderMs, schedulerConfigSchema } from './config.ts';
+import { decideAddress, mxDownFor, provesCatchAll } from './decide.ts';
+import { interpretAddress, interpretMx } from './dns.ts';
+import { rankCandidates, type NodeState } from './fleet.ts';
+import { computeLoad } from './load.ts';
+import { limitsFor, pauseMsFor } from './politeness.ts';
+
+const mx = (exchange: string, priority = 10) => ({ type: 'MX' as const, name: 'd.test', ttl: 300, priority, exchange });
+
+describe('interpretMx / interpretAddress', () => {
+  it.each([
+    ['NXDOMAIN', [], { done: { kind: 'nxdomain', ttlS: 300 } }],
+    ['SERVFAIL', [], { done: { kind: 'servfail' } }],
+    ['REFUSED', [], { done: { kind: 'servfail' } }],
+    ['TIMEOUT', [], { done: { kind: 'timeout' } }],
+    ['NODATA', [], { needAddress: true }],
+    ['NOERROR', [mx('.', 0)], { done: { kind: 'null_mx', ttlS: 300 } }],
+    ['NOERROR', [mx('mx2.d.test.', 20), mx('MX1.d.test', 10)], { done: { kind: 'ok', mx: ['mx1.d.test', 'mx2.d.test'], implicit: false, ttlS: 300 } }],
+    ['NOERROR', [mx('.', 0), mx('mx1.d.test', 10)], { done: { kind: 'ok', mx: ['mx1.d.test'], implicit: false, ttlS: 300 } }],
+  ] as const)('%s %j', (rcode, answers, expected) => {
+    expect(interpretMx({ rcode, answers: [...answers], ttl: 300 })).toEqual(expected);
+  });
+
+  it.each([
+    ['NOERROR', 'NODATA', { kind: 'ok', mx: ['d.test'], implicit: true, ttlS: 60 }],
+    ['NODATA', 'NOERROR', { kind: 'ok', mx: ['d.test'], implicit: true, ttlS: 60 }],
+    ['NODATA', 'NODATA', { kind: 'no_mail_host', ttlS: 60 }],
+    ['NXDOMAIN', 'NODATA', { kind: 'no_mail_host', ttlS: 60 }],
+    ['SERVFAIL', 'NODATA', { kind: 'servfail' }],
+    ['NODATA', 'TIMEOUT', { kind: 'timeout' }],
+  ] as const)('A %s, AAAA %s', (a, aaaa, expected) => {
+    expect(interpretAddress('D.test', { rcode: a, ttl: 60 }, { rcode: aaaa, ttl: 60 })).toEqual(expected);
+  });
+});
+
+describe('batching', () => {
+  it.each([
+    [1, 20, 0, false, 250],
+    [1, 20, 250, true, 0],
+    [20, 20, 0, true, 0],
+    [3, 3, 10, true, 0],
+    [5, 20, 100, false, 150],
+  ])('%i of %i after %i ms ready=%s', (n, limit, waited, ready, msLeft) => {
+    const q = { values: Array(n).fill(0), limit, firstAtMs: 1000 };
+    expect(batchReady(q, 1000 + waited, 250)).toBe(ready);
+    expect(msUntilReady(q, 1000 + waited, 250)).toBe(msLeft);
+  });
+
+  it('queues by domain and source IP; a session takes up to the limit; leftovers are ready at once', () => {
+    const b = new Batcher<string>();
+    const a = b.add({ domain: 'a.test', preferIp: null, limit: 2, single: false, value: 'a1' }, 0);
+    const retry = b.add({ domain: 'a.test', preferIp: '127.0.0.1', limit: 2, single: false, value: 'a-retry' }, 0);
+    expect(retry).not.toBe(a);
+    b.add({ domain: 'a.test', preferIp: null, limit: 2, single: false, value: 'a2' }, 10);
+    b.add({ domain: 'a.test', preferIp: null, limit: 2, single: false, value: 'a3' }, 20);
+    expect(b.size).toBe(4);
+    expect(b.take(a, 30)).toEqual(['a1', 'a2']);
+    expect(batchReady(a, 31, 250)).toBe(true);
+    expect(b.take(a, 40)).toEqual(['a3']);
+    b.forget(a);
+    expect(b.queues.has(a.key)).toBe(false);
+  });
+});
+
+describe('politeness limits', () => {
+  const cfg = { POLITE_MAX_SESSIONS: 0, POLITE_SESSIONS_PER_MIN: 0, POLITE_RCPTS_PER_SESSION: 0, MAX_RCPTS_PER_SESSION: 20 };
+  it.each([
+    ['gmail-smtp-in.l.google.com', cfg, null, { maxSessions: 5, sessionsPerMin: 10, rcptsPerSession: 20 }],
+    ['x.mail.protection.outlook.com', cfg, null, { maxSessions: 2, sessionsPerMin: 10, rcptsPerSession: 3 }],
+    ['mta5.am0.yahoodns.net', cfg, null, { maxSessions: 5, sessionsPerMin: 25, rcptsPerSession: 20 }],
+    ['mx.example.org', cfg, null, { maxSessions: 5, sessionsPerMin: 60, rcptsPerSession: 20 }],
+    ['mx.example.org', cfg, 3, { maxSessions: 5, sessionsPerMin: 60, rcptsPerSession: 3 }],
+    ['mx.example.org', { ...cfg, POLITE_MAX_SESSIONS: 2, POLITE_RCPTS_PER_SESSION: 50 }, null, { maxSessions: 2, sessionsPerMin: 60, rcptsPerSession: 20 }],
+  ])('%s', (host, config, learned, expected) => {
+    expect(limitsFor(providerForMx(host), config, learned)).toEqual(expected);
+  });
+
+  it.each([
+    [0, 600_000],
+    [1, 1_200_000],
+    [2, 2_400_000],
+    [3, 3_600_000],
+    [9, 3_600_000],
+  ])('pause after streak %i is %i ms', (streak, ms) => {
+    expect(pauseMsFor(streak, 600_000, 3_600_000)).toBe(ms);
+  });
+});
+
+describe('node ranking', () => {
+  const node = (id: string, more: Partial<NodeState> = {}): NodeState => ({
+    id,
+    sourceIps: [`10.0.0.${id.length}`],
+    capacity: 10,
+    reportedInFlight: 0,
+    assigned: 0,
+    providerHealth: {},
+    lastSeenMs: 0,
+    draining: false,
+    suspectUntilMs: 0,
+    ...more,
+  });
+  it.each([
+    ['more free capacity first', [node('a', { reportedInFlight: 8 }), node('bb')], ['bb', 'a']],
+    ['fewer blocks for the provider first', [node('a', { providerHealth: { p: { throttled: 0, blocked: 2 } } }), node('bb', { reportedInFlight: 9 })], ['bb', 'a']],
+    ['full, draining and suspect nodes are skipped', [node('a', { assigned: 10 }), node('bb', { draining: true }), node('ccc', { suspectUntilMs: 5_000 }), node('dddd')], ['dddd']],
+  ])('%s', (_what, nodes, order) => {
+    expect(rankCandidates(nodes, 'p', 1_000).map((c) => c.node.id)).toEqual(order);
+  });
+  it('puts the preferred source IP first and keys IP-less nodes by node', () => {
+    const nodes = [node('a', { sourceIps: ['1.1.1.1', '1.1.1.2'] }), node('b', { sourceIps: [] })];
+    expect(rankCandidates(nodes, 'p', 0, '1.1.1.2').map((c) => c.ipKey)).toEqual(['1.1.1.2', '1.1.1.1', 'node:b']);
+  });
+});
+
+describe('decideAddress', () => {
+  const reply = (code: number, enhanced: string | null, text: string, more: Partial<ProbeSessionReply> = {}): ProbeSessionReply => ({
+    session_id: 's',
+    node_id: 'n',
+    outcome: 'completed',
+    mx_used: 'mx.d.test',
+    source_ip: '127.0.0.1',
+    tls: false,
+    catch_all: { address: 'random@d.test', reply: { code: 550, enhanced: '5.1.1', text: 'no' } },
+    results: [{ address: 'a@d.test', reply: { code, enhanced, text }, ms: 1, state: 'replied', stage: 'rcpt' }],
+    duration_ms: 5,
+    ...more,
+  });
+  const base = { address: 'a@d.test', attempt: 1, elapsedMs: 0, ladderMinutes: [5, 12, 20, 45, 75], throttleStreak: 0, otherIpAvailable: true };
+  it.each([
+    ['250 accepted', reply(250, '2.1.5', 'OK'), {}, 'final'],
+    ['550 5.1.1', reply(550, '5.1.1', 'User unknown'), {}, 'final'],
+    ['450 greylisted', reply(450, '4.7.1', 'Greylisted'), {}, 'retry'],
+    ['450 greylisted after the ladder', reply(450, '4.7.1', 'Greylisted'), { attempt: 6 }, 'final'],
+    ['421 throttled', reply(421, '4.7.0', 'Try again later'), {}, 'pause'],
+    ['554 blocked, other IP', reply(554, '5.7.1', 'blocked using zen.spamhaus.org'), {}, 'move_ip'],
+    ['554 blocked, no other IP', reply(554, '5.7.1', 'blocked using zen.spamhaus.org'), { otherIpAvailable: false }, 'final'],
+    ['452 4.5.3 too many', reply(452, '4.5.3', 'Too many recipients'), {}, 'fewer_rcpts'],
+    ['busy node', reply(250, null, '', { outcome: 'busy', results: [] }), {}, 'redispatch'],
+    ['connect failed', reply(250, null, '', { outcome: 'connect_failed', results: [{ address: 'a@d.test', reply: null, ms: 0, state: 'not_attempted' }] }), {}, 'final'],
+  ] as const)('%s → %s', (_what, r, more, kind) => {
+    expect(decideAddress({ ...base, ...more, reply: r }).kind).toBe(kind);
+  });
+  it('greylist retry waits the ladder step minus time already spent', () => {
+    const d = decideAddress({ ...base, elapsedMs: 60_000, reply: reply(450, '4.7.1', 'Greylisted') });
+    expect(d).toMatchObject({ kind: 'retry', delayMs: 240_000 });
+  });
+  it('catch-all and MX-down facts', () => {
+    expect(provesCatchAll(reply(250, null, 'OK', { catch_all: { address: 'r@d.test', reply: { code: 250, enhanced: null, text: 'OK' } } }))).toBe(true);
+    expect(mxDownFor(reply(250, null, '', { outcome: 'connect_failed', mx_used: null }), 120_000, 900_000)).toBe(120_000);
+    expect(mxDownFor(reply(250, null, '', { outcome: 'timeout', mx_used: null }), 120_000, 900_000)).toBe(900_000);
+    expect(mxDownFor(reply(250, null, 'OK'), 120_000, 900_000)).toBe(0);
+  });
+});
+
+describe('load level', () => {
+  const t = { busySeconds: 10, saturatedSeconds: 60, busyCapacity: 0.7, saturatedCapacity: 0.95, idleSecondsPerSingle: 3 };
+  it.each([
+    ['idle', { queueSingle: 0, queueList: 0, throughputPerS: 0, capacityTotal: 400, capacityInUse: 0 }, 'normal'],
+    ['list backlog only', { queueSingle: 0, queueList: 50_000, throughputPerS: 100, capacityTotal: 400, capacityInUse: 100 }, 'normal'],
+    ['singles queue for 10 s', { queueSingle: 700, queueList: 0, throughputPerS: 100, capacityTotal: 400, capacityInUse: 100 }, 'busy'],
+    ['70% of probe capacity', { queueSingle: 0, queueList: 0, throughputPerS: 100, capacityTotal: 100, capacityInUse: 70 }, 'busy'],
+    ['singles queue for a minute', { queueSingle: 6_000, queueList: 0, throughputPerS: 100, capacityTotal: 400, capacityInUse: 100 }, 'saturated'],
+    ['no probe node with work waiting', { queueSingle: 1, queueList: 0, throughputPerS: 0, capacityTotal: 0, capacityInUse: 0 }, 'saturated'],
+  ])('%s → %s', (_what, input, level) => {
+    const f = computeLoad(input, t, new Date(0));
+    expect(f.load).toBe(level);
+  });
+  it('expected seconds follow throughput', () => {
+    const f = computeLoad({ queueSingle: 100, queueList: 9_000, throughputPerS: 50, capacityTotal: 400, capacityInUse: 10 }, t, new Date(0));
+    expect(f.seconds_per_single).toBe(5);
+    expect(f.seconds_per_1000).toBe(202);
+  });
+});
+
+describe('config', () => {
+  it('has design.md defaults and a scalable ladder', () => {
+    const c = schedulerConfigSchema.parse({});
+    expect(c.GREYLIST_LADDER_MINUTES).toEqual([5, 12, 20, 45, 75]);
+    expect(c.PROVIDER_PAUSE_INITIAL_MS).toBe(600_000);
+    expect(c.IP_BLOCK_MS).toBe(3_600_000);
+    expect(c.BATCH_WINDOW_MS).toBe(250);
+    expect(ladderMs({ GREYLIST_LADDER_MINUTES: [5, 12], GREYLIST_LADDER_SCALE: 0.001 })).toEqual([300, 720]);
+  });
+  it.each([
+    [{ GREYLIST_LADDER_MINUTES: '5,3' }, 'GREYLIST_LADDER_MINUTES'],
+    [{ LOAD_BUSY_SECONDS: '90' }, 'LOAD_SATURATED_SECONDS'],
+    [{ SESSION_LEASE_MS: '1000' }, 'SESSION_LEASE_MS'],
+  ])('rejects %j', (env, path) => {
+    const r = schedulerConfigSchema.safeParse(env);
+    expect(r.success).toBe(false);
+    expect(r.error!.issues.some((i) => i.path[0] === path)).toBe(true);
+  });
+});

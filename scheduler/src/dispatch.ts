@@ -1,0 +1,315 @@
+// Dispatch of one batch: wait for a politeness gate on some (probe node, source IP), run the probe
+// session over NATS request/reply, then decide each address (decide.ts): store, park on the
+// ladder, pause the provider, block the IP and move, or send again. A node that times out, has no
+// responders or goes silent makes the batch go elsewhere; nothing is counted as an attempt then.
+import { randomUUID } from 'node:crypto';
+import { SUBJECTS, probeSessionReply, type ProbeSessionReply, type ProbeSessionRequest } from '@dv/contracts';
+import { classifyReply, shouldProbeCatchAll, verdict } from '@dv/verdict';
+import { msUntilReady, type Batcher, type DomainQueue } from './batcher.ts';
+import { decideAddress, mxDownFor, provesCatchAll } from './decide.ts';
+import { free, rankCandidates, type Candidate } from './fleet.ts';
+import { releaseHeld } from './held.ts';
+import type { LiveDeps, LiveItem } from './live-types.ts';
+import { providerLabel } from './metrics.ts';
+import { parkItem } from './park.ts';
+import { limitsFor, type GateResult, type Politeness } from './politeness.ts';
+
+export interface DispatcherDeps extends LiveDeps {
+  politeness: Politeness;
+  batcher: Batcher<LiveItem>;
+  requeue: (item: LiveItem, preferIp: string | null) => void;
+  /** A session proved the domain catch-all (this replica's memo learns it at once). */
+  onCatchAll: (domain: string) => void;
+}
+
+interface SessionBatch {
+  domain: string;
+  preferIp: string | null;
+  values: LiveItem[];
+}
+
+/** How often a batch held back by the concurrency gate looks again (other replicas free slots too). */
+const CONCURRENCY_POLL_MS = 100;
+const NO_NODE_POLL_MS = 500;
+const BUSY_SUSPECT_MS = 1_000;
+
+export class Dispatcher {
+  sessionsInFlight = 0;
+  private readonly d: DispatcherDeps;
+  private readonly tasks = new Set<Promise<void>>();
+  /** Batches asleep at a gate, by provider: a slot given back wakes only that provider's waiters. */
+  private readonly wakers = new Map<string, Set<() => void>>();
+  private readonly goneWatch = new Map<string, Set<(err: Error) => void>>();
+  private stopping = false;
+  /** (provider, IP) pairs this replica paused: their throttle streak is cleared after a clean session. */
+  private readonly throttled = new Set<string>();
+
+  constructor(deps: DispatcherDeps) {
+    this.d = deps;
+    deps.fleet.onGone((id) => {
+      for (const reject of this.goneWatch.get(id) ?? []) reject(new Error('probe node gone'));
+    });
+  }
+
+  /** Works one domain queue until it is empty: gate, take a session's worth, send, repeat. */
+  pump(q: DomainQueue<LiveItem>): void {
+    if (q.pumping) return;
+    q.pumping = true;
+    const task = this.pumpQueue(q)
+      .catch((err: unknown) => {
+        this.d.log.error({ err, domain: q.domain }, 'dispatch failed; items released');
+        for (const v of q.values.splice(0)) releaseHeld(v.h, 1_000);
+      })
+      .finally(() => {
+        q.pumping = false;
+        this.tasks.delete(task);
+        // Items that arrived after the last take but before this line: keep going.
+        if (q.values.length > 0 && !this.stopping) this.pump(q);
+        else this.d.batcher.forget(q);
+      });
+    this.tasks.add(task);
+  }
+
+  private async pumpQueue(q: DomainQueue<LiveItem>): Promise<void> {
+    const waitedFor = new Set<string>();
+    while (q.values.length > 0) {
+      if (this.stopping) {
+        for (const v of q.values.splice(0)) releaseHeld(v.h);
+        return;
+      }
+      const { provider } = q.values[0]!;
+      const early = msUntilReady(q, Date.now(), this.d.config.BATCH_WINDOW_MS);
+      if (early > 0) {
+        await this.sleep(early, `batch:${q.key}`);
+        continue;
+      }
+      const limits = { ...limitsFor(provider, this.d.config), rcptsPerSession: q.limit };
+      let cands = rankCandidates(this.d.fleet.alive(), provider.id, Date.now(), q.preferIp);
+      if (q.preferIp && cands[0]?.sourceIp === q.preferIp) cands = [cands[0]];
+      if (cands.length === 0) {
+        waitedFor.add('no_probe_node');
+        await this.sleep(NO_NODE_POLL_MS, provider.id);
+        continue;
+      }
+      let got: { c: Candidate; leaseId: string } | null = null;
+      let best: Extract<GateResult, { ok: false }> | null = null;
+      for (const c of cands) {
+        const r = await this.d.politeness.acquire(provider.id, c.ipKey, limits);
+        if (r.ok) {
+          got = { c, leaseId: r.leaseId };
+          break;
+        }
+        if (!best || r.waitMs < best.waitMs) best = r;
+      }
+      if (got && free(got.c.node) <= 0) {
+        // Other queues took the node's last free sessions while this one waited for Redis.
+        void this.d.politeness.release(provider.id, got.c.ipKey, got.leaseId).catch(() => undefined);
+        await this.sleep(CONCURRENCY_POLL_MS, provider.id);
+        continue;
+      }
+      if (got) {
+        const values = this.d.batcher.take(q, Date.now()).filter((v) => !v.h.settled);
+        if (values.length === 0) {
+          void this.d.politeness.release(provider.id, got.c.ipKey, got.leaseId).catch(() => undefined);
+          continue;
+        }
+        const session = this.session(q, values, got.c, got.leaseId).catch((err: unknown) => {
+          this.d.log.error({ err, domain: q.domain }, 'session handling failed; items released');
+          for (const v of values) releaseHeld(v.h, 1_000);
+        });
+        this.tasks.add(session);
+        void session.finally(() => this.tasks.delete(session));
+        continue;
+      }
+      if (!best) continue;
+      // The preferred IP (greylist retry) is blocked: any other IP is better than none.
+      if (q.preferIp && best.reason === 'blocked') {
+        for (const v of q.values.splice(0)) this.d.requeue(v, null);
+        return;
+      }
+      if (!waitedFor.has(best.reason)) this.d.metrics.politenessWaits.inc({ reason: best.reason });
+      waitedFor.add(best.reason);
+      if (best.reason !== 'concurrency' && best.waitMs > this.d.config.PARK_THRESHOLD_MS) {
+        // A long pause or window: wait durably instead of holding messages for minutes.
+        const dueAt = new Date(Date.now() + best.waitMs);
+        const parked = q.values.splice(0);
+        await Promise.all(parked.map((v) => parkItem(this.d.db, v.h, { dueAt, attempts: v.h.item.attempts, firstAttemptAt: v.h.item.first_attempt_at ?? null, sourceIp: v.h.item.source_ip, probeNode: v.h.item.probe_node ?? null })));
+        return;
+      }
+      await this.sleep(best.reason === 'concurrency' ? CONCURRENCY_POLL_MS : Math.max(10, best.waitMs), provider.id);
+    }
+  }
+
+  private async session(q: DomainQueue<LiveItem>, values: LiveItem[], c: Candidate, leaseId: string): Promise<void> {
+    const batch = { domain: q.domain, preferIp: q.preferIp, values };
+    const { provider, dns } = values[0]!;
+    const cfg = this.d.config;
+    const addresses = [...new Set(values.map((v) => v.h.syntax!.address))];
+    const req: ProbeSessionRequest = {
+      session_id: randomUUID(),
+      domain: batch.domain,
+      mx_hosts: [...dns.mx],
+      addresses,
+      catch_all_probe: shouldProbeCatchAll(batch.domain, provider) && !provider.quirks.acceptsAllAtRcpt,
+      mail_from: cfg.PROBE_MAIL_FROM,
+      source_ip: c.sourceIp,
+      timeouts: { sessionMs: cfg.PROBE_SESSION_TIMEOUT_MS },
+    };
+    const startedAt = new Date();
+    for (const v of batch.values) this.d.metrics.dispatchLatency.observe({ priority: v.h.priority }, (startedAt.getTime() - v.h.receivedAtMs) / 1000);
+    this.sessionsInFlight++;
+    c.node.assigned++;
+    let reply: ProbeSessionReply | null = null;
+    let failure = '';
+    try {
+      reply = await this.request(c.node.id, req, cfg.PROBE_SESSION_TIMEOUT_MS + cfg.PROBE_REQUEST_MARGIN_MS);
+    } catch (err) {
+      failure = (err as Error).message;
+    } finally {
+      c.node.assigned--;
+      this.sessionsInFlight--;
+      setTimeout(() => {
+        void this.d.politeness
+          .release(provider.id, c.ipKey, leaseId)
+          .catch(() => undefined)
+          .finally(() => this.wake(provider.id));
+      }, cfg.SLOT_RELEASE_DELAY_MS).unref();
+    }
+    if (!reply || reply.outcome === 'busy') {
+      const reason = !reply ? (/gone/.test(failure) ? 'node_gone' : /503|no responders/i.test(failure) ? 'no_responders' : 'timeout') : 'busy';
+      this.d.fleet.markSuspect(c.node.id, reason === 'busy' ? BUSY_SUSPECT_MS : this.d.fleet.goneMs);
+      this.d.metrics.redispatches.inc({ reason });
+      this.d.log.warn({ node: c.node.id, reason, domain: batch.domain, items: batch.values.length }, 'probe session lost; sending the batch elsewhere');
+      for (const v of batch.values) {
+        v.h.redispatches++;
+        this.d.requeue(v, batch.preferIp);
+      }
+      return;
+    }
+    this.d.metrics.sessions.inc({ outcome: reply.outcome });
+    this.d.log.debug({ domain: batch.domain, items: values.length, node: c.node.id, outcome: reply.outcome, waitedMs: startedAt.getTime() - Math.min(...values.map((v) => v.h.receivedAtMs)), sessionMs: Date.now() - startedAt.getTime() }, 'probe session');
+    await this.afterSession(batch, c, reply, startedAt);
+  }
+
+  private async afterSession(batch: SessionBatch, c: Candidate, reply: ProbeSessionReply, startedAt: Date): Promise<void> {
+    const { provider, dns } = batch.values[0]!;
+    const cfg = this.d.config;
+    const pol = this.d.politeness;
+    const down = mxDownFor(reply, cfg.MX_DOWN_MS, cfg.MX_DOWN_TIMEOUT_MS);
+    if (down > 0) for (const e of reply.connect_errors ?? dns.mx.map((host) => ({ host }))) await pol.markMxDown(e.host, down).catch(() => undefined);
+    if (provesCatchAll(reply) && !provider.quirks.acceptsAllAtRcpt) {
+      this.d.onCatchAll(batch.domain);
+      await pol.rememberCatchAll(batch.domain, cfg.CATCH_ALL_MEMORY_MS).catch(() => undefined);
+    }
+    // Only a policy block needs to know whether another IP could take the work (Redis round trips).
+    const blockedHere = reply.results.some((r) => r.reply && classifyReply(r.reply).class === 'policy_blocked');
+    const otherIpAvailable = blockedHere ? await this.otherIpAvailable(provider.id, c.ipKey) : false;
+    const ladderMinutes = cfg.GREYLIST_LADDER_MINUTES.map((m) => m * cfg.GREYLIST_LADDER_SCALE);
+    const sourceIp = reply.source_ip ?? c.sourceIp;
+    let paused = false;
+    let blocked = false;
+    const now = new Date();
+    for (const v of batch.values) {
+      const { h } = v;
+      if (h.settled) continue;
+      const first = h.item.first_attempt_at ?? startedAt;
+      const attempt = h.item.attempts + 1;
+      const dec = decideAddress({ address: h.syntax!.address, reply, attempt, elapsedMs: now.getTime() - first.getTime(), ladderMinutes, throttleStreak: 0, otherIpAvailable });
+      if (dec.kind === 'redispatch') {
+        this.d.requeue(v, batch.preferIp);
+        continue;
+      }
+      h.item.attempts = attempt;
+      h.item.first_attempt_at = first;
+      const label = providerLabel(provider);
+      switch (dec.kind) {
+        case 'final':
+          this.d.finisher.finish(h, verdict({ email: h.item.email, syntax: h.syntax!, lists: h.lists, dns, probe: dec.probe, now, ref: h.item.ref }), attempt);
+          break;
+        case 'retry':
+          this.d.metrics.greylistRetries.inc({ provider: label });
+          await parkItem(this.d.db, h, { dueAt: new Date(now.getTime() + dec.delayMs), attempts: attempt, firstAttemptAt: first, sourceIp, probeNode: c.node.id });
+          break;
+        case 'pause':
+          if (!paused) {
+            paused = true;
+            this.throttled.add(`${provider.id}|${c.ipKey}`);
+            const ms = await pol.pause(provider.id, c.ipKey, cfg.PROVIDER_PAUSE_INITIAL_MS, cfg.PROVIDER_PAUSE_MAX_MS);
+            this.d.metrics.providerPauses.inc({ provider: label });
+            this.d.log.info({ provider: provider.id, ip: c.ipKey, pauseMs: ms }, 'throttled: provider paused for this IP');
+          }
+          this.d.requeue(v, null);
+          break;
+        case 'move_ip':
+          if (!blocked) {
+            blocked = true;
+            await pol.block(provider.id, c.ipKey, cfg.IP_BLOCK_MS);
+            this.d.metrics.ipBlocks.inc({ provider: label });
+            this.d.log.warn({ provider: provider.id, ip: c.ipKey }, 'policy block: IP marked blocked for this provider; moving the work');
+          }
+          this.d.requeue(v, null);
+          break;
+        case 'fewer_rcpts':
+          await pol.learnRcpts(provider.id, dec.maxRcpts);
+          this.d.requeue(v, batch.preferIp);
+          break;
+      }
+    }
+    // A clean session ends a throttle streak; only pairs this replica saw throttled can have one.
+    const pair = `${provider.id}|${c.ipKey}`;
+    if (!paused && reply.outcome === 'completed' && this.throttled.delete(pair)) void pol.clearStreak(provider.id, c.ipKey).catch(() => undefined);
+  }
+
+  /** Whether another (node, IP) not blocked by this provider exists, so a policy block can move the work. */
+  private async otherIpAvailable(providerId: string, ipKey: string): Promise<boolean> {
+    const others = rankCandidates(this.d.fleet.alive().map((n) => ({ ...n, suspectUntilMs: 0, assigned: 0, reportedInFlight: 0 })), providerId, Date.now()).filter((c) => c.ipKey !== ipKey);
+    for (const o of others) if (!(await this.d.politeness.isBlocked(providerId, o.ipKey))) return true;
+    return false;
+  }
+
+  private async request(nodeId: string, req: ProbeSessionRequest, timeoutMs: number): Promise<ProbeSessionReply> {
+    let onGone: ((err: Error) => void) | undefined;
+    const gone = new Promise<never>((_, reject) => {
+      onGone = reject;
+      const set = this.goneWatch.get(nodeId) ?? new Set();
+      set.add(reject);
+      this.goneWatch.set(nodeId, set);
+    });
+    try {
+      const msg = await Promise.race([this.d.nc.request(SUBJECTS.probeSession(nodeId), JSON.stringify(req), { timeout: timeoutMs }), gone]);
+      return probeSessionReply.parse(msg.json());
+    } finally {
+      const set = this.goneWatch.get(nodeId);
+      if (onGone) set?.delete(onGone);
+      if (set?.size === 0) this.goneWatch.delete(nodeId);
+      gone.catch(() => undefined);
+    }
+  }
+
+  private sleep(ms: number, provider: string): Promise<void> {
+    return new Promise((resolve) => {
+      const set = this.wakers.get(provider) ?? new Set();
+      this.wakers.set(provider, set);
+      const done = () => {
+        clearTimeout(t);
+        set.delete(done);
+        if (set.size === 0 && this.wakers.get(provider) === set) this.wakers.delete(provider);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      set.add(done);
+    });
+  }
+
+  /** A slot was given back here: that provider's batches waiting at a gate look again at once. */
+  private wake(provider?: string): void {
+    const sets = provider ? [this.wakers.get(provider)] : [...this.wakers.values()];
+    for (const set of sets) for (const w of [...(set ?? [])]) w();
+  }
+
+  async stop(budgetMs: number): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await Promise.race([Promise.allSettled([...this.tasks]), new Promise((r) => setTimeout(r, budgetMs))]);
+  }
+}

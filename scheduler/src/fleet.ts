@@ -1,0 +1,152 @@
+// The probe fleet as this replica sees it: built from `probe.heartbeat`, a node silent for
+// PROBE_NODE_GONE_MS is gone. Choosing a node is a pure ranking (rankCandidates) over free
+// capacity and the node's recent per-provider health.
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { SUBJECTS, probeHeartbeat } from '@dv/contracts';
+import type { Logger } from '@dv/runtime';
+
+export interface NodeState {
+  id: string;
+  sourceIps: string[];
+  capacity: number;
+  /** In flight as the node last reported it. */
+  reportedInFlight: number;
+  /** Requests this replica has open on the node right now. */
+  assigned: number;
+  providerHealth: Record<string, { throttled: number; blocked: number }>;
+  lastSeenMs: number;
+  draining: boolean;
+  /** After a timeout / no-responders the node is avoided until then (it may be dying). */
+  suspectUntilMs: number;
+}
+
+/** One place a session can come from: a node and one of its source IPs (null: the node has none configured). */
+export interface Candidate {
+  node: NodeState;
+  sourceIp: string | null;
+  /** Politeness key part for the IP: the IP itself, or `node:<id>` when the OS chooses. */
+  ipKey: string;
+}
+
+export function ipKeyOf(nodeId: string, ip: string | null): string {
+  return ip ?? `node:${nodeId}`;
+}
+
+/**
+ * Candidates in preference order for a provider: nodes with free capacity, not suspect; fewer
+ * recent policy blocks, then fewer throttles for this provider, then more free capacity. A
+ * preferred source IP (greylist retries: the same /24 as the first try) comes first when usable.
+ */
+export function rankCandidates(nodes: readonly NodeState[], providerId: string, nowMs: number, preferIp: string | null = null): Candidate[] {
+  const usable = nodes.filter((n) => !n.draining && n.capacity > 0 && n.suspectUntilMs <= nowMs && free(n) > 0);
+  const health = (n: NodeState) => n.providerHealth[providerId] ?? { throttled: 0, blocked: 0 };
+  usable.sort((a, b) => health(a).blocked - health(b).blocked || health(a).throttled - health(b).throttled || free(b) - free(a) || a.id.localeCompare(b.id));
+  const out: Candidate[] = [];
+  for (const node of usable) {
+    const ips = node.sourceIps.length > 0 ? node.sourceIps : [null];
+    for (const ip of ips) out.push({ node, sourceIp: ip, ipKey: ipKeyOf(node.id, ip) });
+  }
+  if (preferIp) {
+    const i = out.findIndex((c) => c.sourceIp === preferIp);
+    if (i > 0) out.unshift(...out.splice(i, 1));
+  }
+  return out;
+}
+
+export function free(n: NodeState): number {
+  return n.capacity - Math.max(n.reportedInFlight, n.assigned);
+}
+
+export class Fleet {
+  private readonly nodes = new Map<string, NodeState>();
+  private sub: Subscription | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly goneListeners: Array<(id: string) => void> = [];
+  private readonly nc: NatsConnection;
+  private readonly log: Logger;
+  readonly goneMs: number;
+
+  constructor(opts: { nc: NatsConnection; log: Logger; goneMs: number }) {
+    this.nc = opts.nc;
+    this.log = opts.log;
+    this.goneMs = opts.goneMs;
+  }
+
+  start(): void {
+    this.sub = this.nc.subscribe(SUBJECTS.probeHeartbeat, {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          this.onBeat(msg.json());
+        } catch {
+          // not JSON: ignored like any malformed heartbeat
+        }
+      },
+    });
+    this.timer = setInterval(() => this.expire(), Math.max(100, Math.floor(this.goneMs / 4)));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    this.sub?.unsubscribe();
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  onGone(listener: (id: string) => void): void {
+    this.goneListeners.push(listener);
+  }
+
+  private onBeat(body: unknown): void {
+    const parsed = probeHeartbeat.safeParse(body);
+    if (!parsed.success) return;
+    const b = parsed.data;
+    const prev = this.nodes.get(b.node_id);
+    if (!prev) this.log.info({ node: b.node_id, sourceIps: b.source_ips, capacity: b.capacity }, 'probe node joined');
+    const fresh = { sourceIps: b.source_ips, capacity: b.capacity, reportedInFlight: b.in_flight, providerHealth: b.provider_health, lastSeenMs: Date.now(), draining: b.draining ?? false };
+    // Updated in place: sessions in flight hold this object and count `assigned` down on it.
+    if (prev) Object.assign(prev, fresh);
+    else this.nodes.set(b.node_id, { id: b.node_id, assigned: 0, suspectUntilMs: 0, ...fresh });
+  }
+
+  private expire(): void {
+    const now = Date.now();
+    for (const [id, n] of this.nodes) {
+      if (now - n.lastSeenMs > this.goneMs) {
+        this.nodes.delete(id);
+        this.log.warn({ node: id }, 'probe node gone (no heartbeat)');
+        for (const l of this.goneListeners) l(id);
+      }
+    }
+  }
+
+  alive(): NodeState[] {
+    const now = Date.now();
+    return [...this.nodes.values()].filter((n) => now - n.lastSeenMs <= this.goneMs);
+  }
+
+  isAlive(id: string): boolean {
+    const n = this.nodes.get(id);
+    return !!n && Date.now() - n.lastSeenMs <= this.goneMs;
+  }
+
+  get(id: string): NodeState | undefined {
+    return this.nodes.get(id);
+  }
+
+  markSuspect(id: string, forMs: number): void {
+    const n = this.nodes.get(id);
+    if (n) n.suspectUntilMs = Date.now() + forMs;
+  }
+
+  /** Probe sessions: total capacity of live nodes and how much of it is in use. */
+  capacity(): { total: number; inUse: number } {
+    let total = 0;
+    let inUse = 0;
+    for (const n of this.alive()) {
+      if (n.draining) continue;
+      total += n.capacity;
+      inUse += Math.max(n.reportedInFlight, n.assigned);
+    }
+    return { total, inUse };
+  }
+}

@@ -1,0 +1,135 @@
+// The live path of an item: MX lookup (shared cache) → provider → catch-all memory / MX-down
+// shortcuts → its domain's batch → dispatch (dispatch.ts). Items leave as stored results, parked
+// retries, or (on shutdown) released messages.
+import { DnsResolver, serversFromEnv } from '@dv/mailsec';
+import { verdict, type ProviderRow } from '@dv/verdict';
+import { Batcher } from './batcher.ts';
+import type { LiveDeps, LiveItem } from './live-types.ts';
+import { Dispatcher } from './dispatch.ts';
+import { MxLookup } from './dns.ts';
+import { releaseHeld, type HeldItem } from './held.ts';
+import { Memo } from './memo.ts';
+import { Politeness, limitsFor } from './politeness.ts';
+
+/** Shared facts (catch-all memory, MX down) are re-read from Redis at most this often per replica. */
+const FACT_MEMO_MS = 1_000;
+
+export type { LiveDeps, LiveItem } from './live-types.ts';
+
+const LEARNED_CACHE_MS = 10_000;
+
+export class LivePath {
+  readonly politeness: Politeness;
+  private readonly d: LiveDeps;
+  private readonly mx: MxLookup;
+  private readonly resolver: DnsResolver;
+  private readonly batcher: Batcher<LiveItem>;
+  private readonly dispatcher: Dispatcher;
+  private readonly learned = new Map<string, { n: number | null; atMs: number }>();
+  private stopping = false;
+  private readonly catchAll = new Memo<boolean>(FACT_MEMO_MS);
+  private readonly mxDown = new Memo<number>(FACT_MEMO_MS);
+
+  constructor(deps: LiveDeps) {
+    this.d = deps;
+    const c = deps.config;
+    this.politeness = new Politeness({ redis: deps.redis, prefix: c.REDIS_PREFIX, leaseMs: c.SESSION_LEASE_MS });
+    // Empty DNS_SERVERS: the system's resolvers (what node:dns would ask).
+    const servers = c.DNS_SERVERS.length > 0 ? c.DNS_SERVERS : serversFromEnv({});
+    this.resolver = new DnsResolver({ servers, timeoutMs: c.DNS_TIMEOUT_MS, retries: 1 });
+    this.mx = new MxLookup({
+      resolver: this.resolver,
+      redis: deps.redis,
+      prefix: c.REDIS_PREFIX,
+      retries: c.DNS_RETRIES,
+      retryDelayMs: c.DNS_RETRY_DELAY_MS,
+      maxTtlS: c.DNS_CACHE_MAX_TTL_S,
+      negativeTtlS: c.DNS_NEGATIVE_TTL_S,
+    });
+    this.batcher = new Batcher();
+    this.dispatcher = new Dispatcher({ ...deps, politeness: this.politeness, batcher: this.batcher, requeue: (item, preferIp) => this.add(item, preferIp),
+      onCatchAll: (domain) => this.catchAll.set(domain, true, deps.config.CATCH_ALL_MEMORY_MS),
+    });
+  }
+
+  /** Items waiting in batches or at a politeness gate (for load figures). */
+  get waiting(): number {
+    return this.batcher.size;
+  }
+
+  get sessionsInFlight(): number {
+    return this.dispatcher.sessionsInFlight;
+  }
+
+  enqueue(h: HeldItem): void {
+    void this.start(h).catch((err: unknown) => {
+      this.d.log.error({ err, item: h.item._id }, 'live path failed; released');
+      releaseHeld(h, 1_000);
+    });
+  }
+
+  private async start(h: HeldItem): Promise<void> {
+    if (this.stopping) return releaseHeld(h);
+    const syntax = h.syntax!;
+    const dns = await this.mx.lookup(syntax.domain);
+    const now = new Date();
+    const base = { email: h.item.email, syntax, lists: h.lists, now, ref: h.item.ref };
+    if (dns.kind !== 'ok') {
+      this.d.finisher.finish(h, verdict({ ...base, dns }), h.item.attempts);
+      return;
+    }
+    const provider = dns.provider;
+    if (!provider.quirks.acceptsAllAtRcpt && (await this.catchAll.get(syntax.domain, () => this.politeness.isCatchAll(syntax.domain)))) {
+      // Found catch-all recently: the answer would be the same, so no session (and no load on the host).
+      const probe = { rcpt: { class: 'accepted', rule: 'catch-all-memory' }, catchAll: { class: 'accepted', rule: 'catch-all-memory' }, session: 'completed', attempts: h.item.attempts } as const;
+      this.d.finisher.finish(h, verdict({ ...base, dns, probe }), h.item.attempts);
+      return;
+    }
+    const downMs = await this.allMxDownMs(dns.mx);
+    if (downMs > 0) {
+      const probe = { rcpt: null, catchAll: null, session: 'connect_failed', attempts: h.item.attempts } as const;
+      this.d.finisher.finish(h, verdict({ ...base, dns, probe, retryAfterSeconds: Math.ceil(downMs / 1000) }), h.item.attempts);
+      return;
+    }
+    this.add({ h, dns, provider }, h.item.source_ip);
+  }
+
+  private async allMxDownMs(hosts: readonly string[]): Promise<number> {
+    let min = Infinity;
+    for (const host of hosts) {
+      const ms = await this.mxDown.get(host, () => this.politeness.mxDownMs(host));
+      if (ms === 0) return 0;
+      min = Math.min(min, ms);
+    }
+    return min === Infinity ? 0 : min;
+  }
+
+  private async rcptLimit(provider: ProviderRow): Promise<number> {
+    const cached = this.learned.get(provider.id);
+    let n: number | null;
+    if (cached && Date.now() - cached.atMs < LEARNED_CACHE_MS) n = cached.n;
+    else {
+      n = await this.politeness.learnedRcpts(provider.id).catch(() => null);
+      this.learned.set(provider.id, { n, atMs: Date.now() });
+    }
+    return limitsFor(provider, this.d.config, n).rcptsPerSession;
+  }
+
+  /** Into the domain's batch (also used for in-memory retries: moved IP, fewer RCPTs, lost node). */
+  add(item: LiveItem, preferIp: string | null): void {
+    if (this.stopping || item.h.settled) return releaseHeld(item.h);
+    void this.rcptLimit(item.provider).then((limit) => {
+      if (this.stopping || item.h.settled) return releaseHeld(item.h);
+      const q = this.batcher.add({ domain: item.h.syntax!.domain, preferIp, limit, single: item.h.priority === 'single', value: item }, Date.now());
+      this.dispatcher.pump(q);
+    });
+  }
+
+  /** Stops taking items; batches not yet sent are released; sessions in flight finish within the budget. */
+  async stop(budgetMs: number): Promise<void> {
+    this.stopping = true;
+    await this.dispatcher.stop(budgetMs);
+    for (const q of this.batcher.queues.values()) for (const v of q.values.splice(0)) releaseHeld(v.h);
+    this.resolver.close();
+  }
+}

@@ -1,0 +1,140 @@
+// Politeness gates shared by every replica through Redis, per (provider, source IP):
+// concurrent sessions (a semaphore of leases that expire on their own, so a dead replica's slot
+// frees itself), new sessions per minute (a sliding window), provider pauses after throttling and
+// IP blocks after policy blocks. One Lua script decides and takes a slot atomically, on Redis's
+// clock, so replicas with skewed clocks still agree. The limits themselves are pure (limitsFor).
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ProviderRow } from '@dv/verdict';
+import type { SchedulerConfig } from './config.ts';
+
+export interface Limits {
+  maxSessions: number;
+  sessionsPerMin: number;
+  rcptsPerSession: number;
+}
+
+/** The provider table's politeness, overridden by POLITE_* (0 = keep the table's), capped by MAX_RCPTS_PER_SESSION and by a learned RCPT limit. */
+export function limitsFor(
+  provider: Pick<ProviderRow, 'politeness'>,
+  config: Pick<SchedulerConfig, 'POLITE_MAX_SESSIONS' | 'POLITE_SESSIONS_PER_MIN' | 'POLITE_RCPTS_PER_SESSION' | 'MAX_RCPTS_PER_SESSION'>,
+  learnedRcpts: number | null = null,
+): Limits {
+  const p = provider.politeness;
+  const rcpts = config.POLITE_RCPTS_PER_SESSION || p.maxRcptsPerSession;
+  return {
+    maxSessions: config.POLITE_MAX_SESSIONS || p.maxConcurrentSessions,
+    sessionsPerMin: config.POLITE_SESSIONS_PER_MIN || p.newSessionsPerMinute,
+    rcptsPerSession: Math.max(1, Math.min(rcpts, config.MAX_RCPTS_PER_SESSION, learnedRcpts ?? Infinity)),
+  };
+}
+
+/** Pause after the (streak+1)-th throttling reply in a row: initial, doubling, capped (design.md: 10 min → 1 h). */
+export function pauseMsFor(streak: number, initialMs: number, maxMs: number): number {
+  return Math.min(initialMs * 2 ** Math.max(0, streak), maxMs);
+}
+
+export type GateResult =
+  | { ok: true; leaseId: string }
+  | { ok: false; reason: 'blocked' | 'paused' | 'concurrency' | 'rate'; waitMs: number };
+
+const ACQUIRE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if redis.call('EXISTS', KEYS[4]) == 1 then return {'blocked', redis.call('PTTL', KEYS[4])} end
+if redis.call('EXISTS', KEYS[3]) == 1 then return {'paused', redis.call('PTTL', KEYS[3])} end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {'concurrency', tonumber(first[2]) - now}
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 60000)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return {'rate', tonumber(first[2]) + 60000 - now}
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[4])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+redis.call('ZADD', KEYS[2], now, ARGV[4])
+redis.call('PEXPIRE', KEYS[2], 60000)
+return {'ok', 0}
+`;
+
+export class Politeness {
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly leaseMs: number;
+
+  constructor(opts: { redis: Redis; prefix: string; leaseMs: number }) {
+    this.redis = opts.redis;
+    this.prefix = opts.prefix;
+    this.leaseMs = opts.leaseMs;
+  }
+
+  private key(kind: string, provider: string, ipKey: string): string {
+    return `${this.prefix}${kind}:${provider}:${ipKey}`;
+  }
+
+  async acquire(provider: string, ipKey: string, limits: Limits): Promise<GateResult> {
+    const leaseId = randomUUID();
+    const keys = ['sem', 'rate', 'pause', 'block'].map((k) => this.key(k, provider, ipKey));
+    const [reason, wait] = (await this.redis.eval(ACQUIRE, 4, ...keys, limits.maxSessions, limits.sessionsPerMin, this.leaseMs, leaseId)) as [string, number];
+    if (reason === 'ok') return { ok: true, leaseId };
+    return { ok: false, reason: reason as 'blocked' | 'paused' | 'concurrency' | 'rate', waitMs: Math.max(0, Number(wait)) };
+  }
+
+  async release(provider: string, ipKey: string, leaseId: string): Promise<void> {
+    await this.redis.zrem(this.key('sem', provider, ipKey), leaseId);
+  }
+
+  /** Pauses (provider, IP) after a throttling reply; the pause doubles with each throttle in a row. */
+  async pause(provider: string, ipKey: string, initialMs: number, maxMs: number): Promise<number> {
+    const streakKey = this.key('streak', provider, ipKey);
+    const streak = (await this.redis.incr(streakKey)) - 1;
+    const ms = pauseMsFor(streak, initialMs, maxMs);
+    // The streak outlives the pause so the next throttle soon after doubles it; a clean session resets it.
+    await this.redis.pexpire(streakKey, ms + maxMs);
+    await this.redis.set(this.key('pause', provider, ipKey), '1', 'PX', ms);
+    return ms;
+  }
+
+  async clearStreak(provider: string, ipKey: string): Promise<void> {
+    await this.redis.del(this.key('streak', provider, ipKey));
+  }
+
+  async block(provider: string, ipKey: string, ms: number): Promise<void> {
+    await this.redis.set(this.key('block', provider, ipKey), '1', 'PX', ms);
+  }
+
+  async isBlocked(provider: string, ipKey: string): Promise<boolean> {
+    return (await this.redis.exists(this.key('block', provider, ipKey))) === 1;
+  }
+
+  /** An MX host that refused or timed out is not dialled again for a while (ms left, 0 = fine). */
+  async mxDownMs(host: string): Promise<number> {
+    const ttl = await this.redis.pttl(`${this.prefix}mxdown:${host}`);
+    return ttl > 0 ? ttl : 0;
+  }
+
+  async markMxDown(host: string, ms: number): Promise<void> {
+    await this.redis.set(`${this.prefix}mxdown:${host}`, '1', 'PX', ms);
+  }
+
+  /** RCPT limit learned from 452 4.5.3 replies, per provider. */
+  async learnedRcpts(provider: string): Promise<number | null> {
+    const v = await this.redis.get(`${this.prefix}rcpts:${provider}`);
+    return v ? Number(v) : null;
+  }
+
+  async learnRcpts(provider: string, n: number): Promise<void> {
+    await this.redis.set(`${this.prefix}rcpts:${provider}`, String(n), 'EX', 86_400);
+  }
+
+  async isCatchAll(domain: string): Promise<boolean> {
+    return (await this.redis.exists(`${this.prefix}catchall:${domain}`)) === 1;
+  }
+
+  async rememberCatchAll(domain: string, ms: number): Promise<void> {
+    if (ms > 0) await this.redis.set(`${this.prefix}catchall:${domain}`, '1', 'PX', ms);
+  }
+}

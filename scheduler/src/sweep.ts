@@ -1,0 +1,135 @@
+// Periodic sweeps, safe to run on every replica at once:
+// - retries: parked items that are due go back onto JetStream (message id `<item>:a<attempts>`, so
+//   two replicas sweeping the same item publish one message), then turn `queued`;
+// - deadlines: running jobs past `deadline_at` end their leftover items unknown/deadline, refund
+//   them once (ledger id refund:<job>:deadline) and complete. `deadline_settled: false` marks a
+//   sweep in progress, so a replica dying part-way is finished by the next sweep, and no other
+//   path completes the job before its refund is recorded.
+import type { Db } from 'mongodb';
+import { jetstream } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { addCredits } from '@dv/accounts';
+import { COLLECTIONS, LEDGER_IDS, SUBJECTS, type JobDoc, type JobItemDoc, type VerifyItemMessage } from '@dv/contracts';
+import type { Logger } from '@dv/runtime';
+import { checkSyntax, verdict } from '@dv/verdict';
+import type { SchedulerConfig } from './config.ts';
+import type { SchedulerMetrics } from './metrics.ts';
+import type { FinishedItem, ResultStore } from './store.ts';
+
+export interface SweeperDeps {
+  nc: NatsConnection;
+  db: Db;
+  config: SchedulerConfig;
+  log: Logger;
+  store: ResultStore;
+  metrics: SchedulerMetrics;
+}
+
+export class Sweeper {
+  private readonly d: SweeperDeps;
+  private timer: NodeJS.Timeout | null = null;
+  private busy = false;
+
+  constructor(deps: SweeperDeps) {
+    this.d = deps;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.tick(), this.d.config.SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async tick(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      await this.retries();
+      await this.deadlines();
+    } catch (err) {
+      this.d.log.warn({ err: (err as Error).message }, 'sweep failed; next tick retries');
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private get items() {
+    return this.d.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name);
+  }
+  private get jobs() {
+    return this.d.db.collection<JobDoc>(COLLECTIONS.jobs.name);
+  }
+
+  async retries(): Promise<number> {
+    const due = await this.items.find({ state: 'waiting_retry', next_attempt_at: { $lte: new Date() } }).sort({ next_attempt_at: 1 }).limit(this.d.config.SWEEP_BATCH).toArray();
+    if (due.length === 0) return 0;
+    const js = jetstream(this.d.nc);
+    const jobs = new Map<string, JobDoc | null>();
+    for (const item of due) {
+      if (!jobs.has(item.job_id)) jobs.set(item.job_id, await this.jobs.findOne({ _id: item.job_id }));
+      const job = jobs.get(item.job_id);
+      if (!job || job.status !== 'running') continue;
+      const msg: VerifyItemMessage = {
+        job_id: job._id,
+        account_id: job.account_id,
+        seq: item.seq,
+        email: item.email,
+        mode: job.mode,
+        priority: job.kind === 'single' ? 'single' : 'list',
+        max_age_days: job.max_age_days,
+        force_fresh: job.force_fresh,
+        enqueued_at: new Date().toISOString(),
+      };
+      await js.publish(job.kind === 'single' ? SUBJECTS.verifySingle : SUBJECTS.verifyList, JSON.stringify(msg), { msgID: `${item._id}:a${item.attempts}` });
+      // Published first, then marked: a crash in between re-publishes the same message id (dropped as a duplicate).
+      await this.items.updateOne({ _id: item._id, state: 'waiting_retry', next_attempt_at: item.next_attempt_at }, { $set: { state: 'queued', updated_at: new Date() } });
+    }
+    return due.length;
+  }
+
+  async deadlines(): Promise<void> {
+    const now = new Date();
+    const expired = await this.jobs.find({ status: 'running', deadline_at: { $lte: now } }).limit(50).toArray();
+    const unsettled = await this.jobs.find({ deadline_settled: false }).limit(50).toArray();
+    const seen = new Set<string>();
+    for (const job of [...expired, ...unsettled]) {
+      if (seen.has(job._id)) continue;
+      seen.add(job._id);
+      await this.endAtDeadline(job);
+    }
+  }
+
+  private async endAtDeadline(job: JobDoc): Promise<void> {
+    if (job.deadline_settled !== false) {
+      const res = await this.jobs.updateOne({ _id: job._id, status: 'running', deadline_settled: { $ne: false } }, { $set: { deadline_settled: false } });
+      if (res.modifiedCount === 0 && job.status !== 'running') return;
+    }
+    const now = new Date();
+    const leftovers = await this.items.find({ job_id: job._id, state: { $in: ['queued', 'waiting_retry'] } }).toArray();
+    if (leftovers.length > 0) {
+      const finished: FinishedItem[] = leftovers.map((item) => ({
+        itemId: item._id,
+        jobId: job._id,
+        accountId: job.account_id,
+        mode: job.mode,
+        attempts: item.attempts,
+        result: verdict({ email: item.email, syntax: checkSyntax(item.email), now, ref: item.ref, deadlineReached: true }),
+      }));
+      await this.d.store.store(finished, { complete: false });
+    }
+    if (job.mode === 'live') {
+      const n = await this.items.countDocuments({ job_id: job._id, 'result.sub_status': 'deadline' });
+      if (n > 0) {
+        await addCredits(this.d.db, job.account_id, n, LEDGER_IDS.refundDeadline(job._id), `deadline: ${n} unfinished items`);
+        const moved = await this.jobs.updateOne({ _id: job._id, deadline_refunded: { $ne: true } }, { $inc: { credits_refunded: n }, $set: { deadline_refunded: true, updated_at: new Date() } });
+        if (moved.modifiedCount === 1) this.d.metrics.refunds.inc(n);
+      }
+    }
+    await this.jobs.updateOne({ _id: job._id }, { $set: { deadline_settled: true } });
+    await this.d.store.checkCompletion(job._id);
+    this.d.log.info({ job: job._id, leftovers: leftovers.length }, 'job deadline reached');
+  }
+}

@@ -1,0 +1,295 @@
+// `npm run bench -- pipeline [--addresses 100000] [--domains 2000] [--latency 20] [--seed 1]
+//   [--in-flight 2000] [--metrics] [--keep] [--log debug]`
+// One list job over simulated domains (Zipf sizes; ~10% catch-all, 5% greylisting, 3% dead),
+// 1 scheduler and 2 probe nodes as processes, every SMTP reply and DNS answer `latency` ms late.
+// First the same addresses are driven straight into the probe nodes (no scheduler, queue or
+// storage: the raw rate), then through the whole pipeline. Last line: one JSON object.
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
+import { COLLECTIONS, SUBJECTS, itemId, newId, probeSessionReply, type JobDoc, type JobItemDoc, type ProbeSessionRequest, type VerifyItemMessage } from '@dv/contracts';
+import { connectMongo } from '@dv/runtime';
+import { applySchema } from '../../infra/src/demo-account.ts';
+import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
+import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
+import { startWorld, type DnsRecordInput, type SmtpHostSpecInput, type WorldHandle } from '../../infra/src/world/index.ts';
+
+const args = new Map<string, string>();
+for (let i = 3; i < process.argv.length; i++) {
+  const name = process.argv[i]!.replace(/^--/, '');
+  const value = process.argv[i + 1];
+  if (value === undefined || value.startsWith('--')) {
+    args.set(name, 'true');
+  } else {
+    args.set(name, value);
+    i++;
+  }
+}
+const N = Number(args.get('addresses') ?? 100_000);
+const DOMAINS = Number(args.get('domains') ?? 2_000);
+const LATENCY_MS = Number(args.get('latency') ?? 20);
+const SEED = Number(args.get('seed') ?? 1);
+/** The scheduler's MAX_ITEMS_IN_FLIGHT (its default: 2000). */
+const IN_FLIGHT = String(args.get('in-flight') ?? 2_000);
+const GREYLIST_S = 1;
+/** The ladder's first step (5 min) scaled to 2 s, past the hosts' 1 s greylisting. */
+const LADDER_SCALE = 2 / 300;
+const RCPTS = 20;
+/** The politeness limit per (provider, source IP); with two probe nodes (two IPs) a host may see twice this. */
+const PER_HOST_SESSIONS = 5;
+const say = (msg: string) => process.stdout.write(`${msg}\n`);
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Kind = 'normal' | 'catchall' | 'greylist' | 'nxdomain' | 'refused';
+interface Domain {
+  name: string;
+  kind: Kind;
+  mx: string;
+  ip: string;
+  size: number;
+}
+
+function buildWorld(): { domains: Domain[]; records: DnsRecordInput[]; hosts: SmtpHostSpecInput[]; emails: string[] } {
+  const rand = rng(SEED);
+  const weights = Array.from({ length: DOMAINS }, (_, i) => 1 / (i + 1));
+  const total = weights.reduce((a, b) => a + b, 0);
+  const sizes = weights.map((w) => Math.max(1, Math.floor((N * w) / total)));
+  let diff = N - sizes.reduce((a, b) => a + b, 0);
+  for (let i = 0; diff !== 0; i = (i + 1) % DOMAINS) {
+    if (diff > 0) {
+      sizes[i]!++;
+      diff--;
+    } else if (sizes[i]! > 1) {
+      sizes[i]!--;
+      diff++;
+    }
+  }
+  const domains: Domain[] = [];
+  const records: DnsRecordInput[] = [{ name: 'test', type: 'SOA', primary: 'ns.test', admin: 'hostmaster.test' }];
+  const hosts: SmtpHostSpecInput[] = [];
+  const emails: string[] = [];
+  for (let i = 0; i < DOMAINS; i++) {
+    const r = rand();
+    const kind: Kind = r < 0.1 ? 'catchall' : r < 0.15 ? 'greylist' : r < 0.165 ? 'nxdomain' : r < 0.18 ? 'refused' : 'normal';
+    const name = `b${i}.test`;
+    const mx = `mx.${name}`;
+    const ip = `127.${20 + Math.floor(i / 250)}.${(i % 250) + 1}.10`;
+    const d: Domain = { name, kind, mx, ip, size: sizes[i]! };
+    domains.push(d);
+    const local = Array.from({ length: d.size }, (_, k) => `u${k}@${name}`);
+    emails.push(...local);
+    if (kind === 'nxdomain') continue;
+    records.push({ name, type: 'MX', priority: 10, exchange: mx }, { name: mx, type: 'A', address: ip });
+    if (kind === 'refused') continue; // in DNS, nothing listening: connection refused
+    const mailboxes = local.filter((_, k) => k % 10 < 7);
+    hosts.push({
+      name: mx,
+      ip,
+      mailboxes,
+      behaviour: { maxConcurrentSessions: PER_HOST_SESSIONS * 2, ...(kind === 'catchall' ? { catchAll: true } : {}), ...(kind === 'greylist' ? { greylistSeconds: GREYLIST_S } : {}) },
+    });
+  }
+  // Interleave the domains as a real list would be.
+  for (let i = emails.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [emails[i], emails[j]] = [emails[j]!, emails[i]!];
+  }
+  return { domains, records, hosts, emails };
+}
+
+function rssMb(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Straight into the probe nodes: per-domain sessions of 20, at most 5 at once per (host, node). */
+async function rawProbe(nc: NatsConnection, domains: Domain[], nodes: string[]): Promise<number> {
+  interface Job {
+    d: Domain;
+    addresses: string[];
+    node: number;
+  }
+  const queue: Job[] = [];
+  for (const d of domains) {
+    if (d.kind === 'nxdomain') continue;
+    const all = Array.from({ length: d.size }, (_, k) => `u${k}@${d.name}`);
+    for (let i = 0; i < all.length; i += RCPTS) queue.push({ d, addresses: all.slice(i, i + RCPTS), node: (i / RCPTS) % nodes.length });
+  }
+  const inflight = new Map<string, number>();
+  let active = 0;
+  let pending = queue.length;
+  const t0 = Date.now();
+  await new Promise<void>((resolve) => {
+    const pump = () => {
+      for (let i = 0; i < queue.length && active < 400; ) {
+        const job = queue[i]!;
+        const key = `${job.d.name}|${job.node}`;
+        if ((inflight.get(key) ?? 0) >= PER_HOST_SESSIONS) {
+          i++;
+          continue;
+        }
+        queue.splice(i, 1);
+        inflight.set(key, (inflight.get(key) ?? 0) + 1);
+        active++;
+        const req: ProbeSessionRequest = { session_id: newId('request'), domain: job.d.name, mx_hosts: [job.d.mx], addresses: job.addresses, catch_all_probe: true, mail_from: 'verify@probe.test', source_ip: null };
+        void nc
+          .request(SUBJECTS.probeSession(nodes[job.node]!), JSON.stringify(req), { timeout: 120_000 })
+          .then((m) => {
+            const reply = probeSessionReply.parse(m.json());
+            const grey = reply.results.filter((r) => r.reply?.code === 450).map((r) => r.address);
+            // The same retry the scheduler makes: after the greylisting period, from the same node.
+            if (grey.length > 0) {
+              pending++;
+              setTimeout(() => {
+                queue.push({ d: job.d, addresses: grey, node: job.node });
+                pump();
+              }, LADDER_SCALE * 300_000);
+            }
+          })
+          .catch(() => undefined)
+          .finally(() => {
+            inflight.set(key, inflight.get(key)! - 1);
+            active--;
+            pending--;
+            if (pending === 0) resolve();
+            else pump();
+          });
+      }
+    };
+    pump();
+  });
+  return (Date.now() - t0) / 1000;
+}
+
+const dataDir = join(REPO_ROOT, '.local', `bench-pipeline-${process.pid}`);
+const procs: RunningProcess[] = [];
+let world: WorldHandle | undefined;
+const stack = await startStack({ dataDir, log: say });
+try {
+  const built = buildWorld();
+  say(`world: ${DOMAINS} domains, ${N} addresses, ${built.hosts.length} MX hosts, latency ${LATENCY_MS} ms`);
+  world = await startWorld({ name: 'bench', latencyMs: LATENCY_MS, dns: { records: built.records }, smtp: { hosts: built.hosts } });
+  const mongo = await connectMongo(stack.env.MONGODB_URL!, 'bench_pipeline');
+  await mongo.db.dropDatabase();
+  await applySchema(mongo.db);
+  const logDir = join(dataDir, 'logs');
+  const base = { ...stack.env, ...world.env, MONGODB_DB: 'bench_pipeline', LOG_LEVEL: 'warn' };
+  const probeEnv = (id: string, ip: string) => ({ ...base, PROBE_NODE_ID: id, PROBE_SOURCE_IPS: ip, PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test' });
+  procs.push(await startServiceProcess('probe-node', { env: probeEnv('bench-a', '127.0.0.1'), logDir }));
+  procs.push(await startServiceProcess('probe-node', { env: probeEnv('bench-b', '127.0.0.2'), logDir }));
+  const nc = await connect({ servers: stack.env.NATS_URL });
+
+  say('raw: driving the addresses straight into the probe nodes…');
+  const rawS = await rawProbe(nc, built.domains, ['bench-a', 'bench-b']);
+  const rawRate = N / rawS;
+  say(`raw: ${rawS.toFixed(1)} s, ${rawRate.toFixed(0)} addresses/s`);
+  world.reset();
+
+  const scheduler = await startServiceProcess('scheduler', {
+    env: { ...base, ...(args.has('prof') ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${args.get('prof')}` } : {}), LOG_LEVEL: args.get('log') ?? 'warn', GREYLIST_LADDER_SCALE: String(LADDER_SCALE), POLITE_SESSIONS_PER_MIN: '100000', MAX_ITEMS_IN_FLIGHT: IN_FLIGHT, FETCH_BATCH: '500' },
+    logDir,
+  });
+  procs.push(scheduler);
+
+  // The gateway's part, untimed: job and items in MongoDB.
+  const now = new Date();
+  const jobId = newId('job');
+  const expires = new Date(now.getTime() + 86_400_000);
+  const job: JobDoc = {
+    _id: jobId, account_id: 'acc_bench', key_id: 'key_bench', mode: 'live', kind: 'list', status: 'running', label: 'bench', total: N, done: 0,
+    counts: { deliverable: 0, undeliverable: 0, risky: 0, unknown: 0 }, credits_charged: N, credits_refunded: 0, max_age_days: null, force_fresh: true,
+    notify_email: false, max_wall_seconds: null, deadline_at: null, webhook: null, created_at: now, updated_at: now, completed_at: null, expires_at: expires,
+  };
+  await mongo.db.collection<JobDoc>(COLLECTIONS.jobs.name).insertOne(job);
+  const items = mongo.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name);
+  for (let i = 0; i < N; i += 5_000) {
+    await items.insertMany(
+      built.emails.slice(i, i + 5_000).map((email, k) => ({
+        _id: itemId(jobId, i + k), job_id: jobId, account_id: job.account_id, seq: i + k, email, ref: null, meta: null, state: 'queued' as const, result: null,
+        attempts: 0, next_attempt_at: null, source_ip: null, created_at: now, updated_at: now, expires_at: expires,
+      })),
+      { ordered: false },
+    );
+  }
+  say('pipeline: items stored; publishing and timing…');
+  let maxRss = 0;
+  const rssBy = new Map<string, number>();
+  const sampler = setInterval(() => {
+    for (const p of procs) {
+      const mb = rssMb(p.child.pid);
+      maxRss = Math.max(maxRss, mb);
+      rssBy.set(p.name, Math.max(rssBy.get(p.name) ?? 0, mb));
+    }
+  }, 500);
+  const t0 = Date.now();
+  const js = jetstream(nc);
+  for (let i = 0; i < N; i += 1_000) {
+    await Promise.all(
+      built.emails.slice(i, i + 1_000).map((email, k) => {
+        const msg: VerifyItemMessage = { job_id: jobId, account_id: job.account_id, seq: i + k, email, mode: 'live', priority: 'list', max_age_days: null, force_fresh: true, enqueued_at: new Date().toISOString() };
+        return js.publish(SUBJECTS.verifyList, JSON.stringify(msg), { msgID: itemId(jobId, i + k) });
+      }),
+    );
+  }
+  let last = 0;
+  for (;;) {
+    const j = await mongo.db.collection<JobDoc>(COLLECTIONS.jobs.name).findOne({ _id: jobId });
+    if (j && Date.now() - last > 10_000) {
+      say(`  ${j.done}/${N} after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      last = Date.now();
+    }
+    if (j?.status === 'completed') break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const pipeS = (Date.now() - t0) / 1000;
+  clearInterval(sampler);
+  const final = (await mongo.db.collection<JobDoc>(COLLECTIONS.jobs.name).findOne({ _id: jobId }))!;
+  const doneItems = await items.countDocuments({ job_id: jobId, state: 'done' });
+  const sessions = [...world.hosts.values()].reduce((a, h) => a + h.sessionsTotal, 0);
+  const violations = [...world.hosts.values()].reduce((a, h) => a + h.concurrencyViolations, 0);
+  const rate = N / pipeS;
+  say(`max RSS by process (MB): ${JSON.stringify(Object.fromEntries([...rssBy].map(([k, v]) => [k, Math.round(v)])))}`);
+  say(`pipeline: ${pipeS.toFixed(1)} s, ${rate.toFixed(0)} addresses/s; counts ${JSON.stringify(final.counts)}; ${sessions} SMTP sessions`);
+  const figures = {
+    addresses: N,
+    domains: DOMAINS,
+    latency_ms: LATENCY_MS,
+    addresses_per_s: Math.round(rate),
+    raw_probe_addresses_per_s: Math.round(rawRate),
+    efficiency: Math.round((rate / rawRate) * 100) / 100,
+    connections_per_address: Math.round((sessions / N) * 1000) / 1000,
+    politeness_violations: violations,
+    max_rss_mb: Math.round(maxRss),
+    lost_items: N - doneItems,
+    duplicate_results: final.done - doneItems,
+  };
+  if (args.has('metrics')) {
+    const text = await (await fetch(`${scheduler.url}/metrics`)).text();
+    say(text.split('\n').filter((l) => l.startsWith('scheduler_') && !l.includes('_bucket')).join('\n'));
+  }
+  await nc.drain();
+  await mongo.close();
+  say(JSON.stringify(figures));
+} finally {
+  for (const p of procs.reverse()) await p.stop(5_000).catch(() => undefined);
+  await world?.stop();
+  await stack.stop();
+  if (!args.has('keep')) rmSync(dataDir, { recursive: true, force: true });
+  else say(`kept ${dataDir}`);
+}
