@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resolveDownloadSecret } from '@dv/notify';
 import { env, serviceSchema } from '@dv/runtime';
 import { GATEWAY_DEFAULTS as D } from './defaults.ts';
 
@@ -21,11 +22,9 @@ export const gatewayConfigSchema = z.object({
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
-export const DEV_DOWNLOAD_SIGNING_SECRET = 'development-only-download-signing-secret-not-for-production';
+export { DEV_DOWNLOAD_SIGNING_SECRET } from '@dv/notify';
 
 /** The signing key in force, or an error message when production runs without one. */
 export function downloadSecret(config: GatewayConfig): { secret: string; warning?: string } | { error: string } {
-  if (config.DOWNLOAD_SIGNING_SECRET) return { secret: config.DOWNLOAD_SIGNING_SECRET };
-  if (config.NODE_ENV === 'production') return { error: 'DOWNLOAD_SIGNING_SECRET (or DOWNLOAD_SIGNING_SECRET_FILE) is required when NODE_ENV=production' };
-  return { secret: DEV_DOWNLOAD_SIGNING_SECRET, warning: 'DOWNLOAD_SIGNING_SECRET not set: using the development key; set it in production' };
+  return resolveDownloadSecret(config.DOWNLOAD_SIGNING_SECRET, config.NODE_ENV);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notifyConfigSchema } from '@dv/notify';
 import { env, serviceSchema } from '@dv/runtime';
 import { SCHEDULER_DEFAULTS as D } from './defaults.ts';
 
@@ -72,6 +73,14 @@ export const schedulerConfigSchema = z
     THROUGHPUT_HALF_LIFE_MS: ms(D.throughputHalfLifeMs, 100),
     IDLE_SECONDS_PER_SINGLE: positive(D.idleSecondsPerSingle),
     CACHE_RETENTION_DAYS: env.int(D.cacheRetentionDays, 1, 365),
+    // Completion webhooks and emails (@dv/notify, docs/notify.md) run in the scheduler, next to the
+    // completions that trigger them.
+    ...notifyConfigSchema,
+    /** Where customers reach the gateway: absolute links in webhook bodies and emails (same value as the gateway's). */
+    PUBLIC_BASE_URL: env.url(['http:', 'https:']).default(D.publicBaseUrl).transform((v) => v.replace(/\/+$/, '')),
+    /** HMAC key of signed CSV links; must equal the gateway's. */
+    DOWNLOAD_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    NODE_ENV: z.string().default('development'),
   })
   .superRefine((c, ctx) => {
     if (c.LOAD_SATURATED_SECONDS <= c.LOAD_BUSY_SECONDS) ctx.addIssue({ code: 'custom', path: ['LOAD_SATURATED_SECONDS'], message: 'must exceed LOAD_BUSY_SECONDS' });

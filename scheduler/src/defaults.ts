@@ -111,4 +111,6 @@ export const SCHEDULER_DEFAULTS = {
   // Results.
   /** CACHE_RETENTION_DAYS: shared verification cache entries live this long. */
   cacheRetentionDays: 30,
+  /** The gateway's public address (links in webhook bodies and completion emails). */
+  publicBaseUrl: 'http://127.0.0.1:8080',
 } as const;

@@ -43,3 +43,4 @@ export { NOTIFY_METRICS, createNotifyMetrics, type NotifyMetrics, type EmailOutc
 export { loadDecisionCounts } from './store.ts';
 export { startNotifyWorker, startWebhookWorker, type NotifyWorker, type NotifyWorkerOptions, type EmailSettings } from './worker.ts';
 export { notifyConfigSchema, notifyWorkerSettings, type NotifyConfig } from './config.ts';
+export { DEV_DOWNLOAD_SIGNING_SECRET, resolveDownloadSecret } from './download-secret.ts';
