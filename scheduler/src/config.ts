@@ -58,6 +58,7 @@ export const schedulerConfigSchema = z
     GREYLIST_LADDER_SCALE: positive(D.greylistLadderScale),
     SWEEP_INTERVAL_MS: ms(D.sweepIntervalMs, 10, 600_000),
     SWEEP_BATCH: env.int(D.sweepBatch, 1, 100_000),
+    UNPUBLISHED_AFTER_MS: ms(D.unpublishedAfterMs, 100, 110_000),
     CATCH_ALL_MEMORY_MS: ms(D.catchAllMemoryMs, 0, 30 * 86_400_000),
     PROBE_NODE_GONE_MS: ms(D.probeNodeGoneMs, 100),
     PROBE_SESSION_TIMEOUT_MS: ms(D.probeSessionTimeoutMs, 100, 600_000),

@@ -75,6 +75,12 @@ export const SCHEDULER_DEFAULTS = {
   sweepIntervalMs: 1_000,
   /** SWEEP_BATCH: retries re-enqueued per sweep per replica. */
   sweepBatch: 500,
+  /**
+   * UNPUBLISHED_AFTER_MS: an item still unpublished this long after it was stored belongs to a
+   * gateway that died mid-publish; the sweep publishes it. Kept under JetStream's 2-minute
+   * duplicate window (config caps it at 110 s) so a message that did go out is deduplicated.
+   */
+  unpublishedAfterMs: 60_000,
 
   // Catch-all memory.
   /** CATCH_ALL_MEMORY_MS: a domain found catch-all is answered risky/catch_all without a session for this long. */

@@ -1,6 +1,7 @@
 // Periodic sweeps, safe to run on every replica at once:
 // - retries: parked items that are due go back onto JetStream (message id `<item>:a<attempts>`, so
 //   two replicas sweeping the same item publish one message), then turn `queued`;
+// - unpublished: items a gateway stored but died before publishing go onto JetStream;
 // - deadlines: running jobs past `deadline_at` end their leftover items unknown/deadline, refund
 //   them once (ledger id refund:<job>:deadline) and complete. `deadline_settled: false` marks a
 //   sweep in progress, so a replica dying part-way is finished by the next sweep, and no other
@@ -48,6 +49,7 @@ export class Sweeper {
     this.busy = true;
     try {
       await this.retries();
+      await this.unpublished();
       await this.deadlines();
     } catch (err) {
       this.d.log.warn({ err: (err as Error).message }, 'sweep failed; next tick retries');
@@ -66,28 +68,53 @@ export class Sweeper {
   async retries(): Promise<number> {
     const due = await this.items.find({ state: 'waiting_retry', next_attempt_at: { $lte: new Date() } }).sort({ next_attempt_at: 1 }).limit(this.d.config.SWEEP_BATCH).toArray();
     if (due.length === 0) return 0;
-    const js = jetstream(this.d.nc);
     const jobs = new Map<string, JobDoc | null>();
     for (const item of due) {
-      if (!jobs.has(item.job_id)) jobs.set(item.job_id, await this.jobs.findOne({ _id: item.job_id }));
-      const job = jobs.get(item.job_id);
+      const job = await this.jobOf(item, jobs);
       if (!job || job.status !== 'running') continue;
-      const msg: VerifyItemMessage = {
-        job_id: job._id,
-        account_id: job.account_id,
-        seq: item.seq,
-        email: item.email,
-        mode: job.mode,
-        priority: job.kind === 'single' ? 'single' : 'list',
-        max_age_days: job.max_age_days,
-        force_fresh: job.force_fresh,
-        enqueued_at: new Date().toISOString(),
-      };
-      await js.publish(job.kind === 'single' ? SUBJECTS.verifySingle : SUBJECTS.verifyList, JSON.stringify(msg), { msgID: `${item._id}:a${item.attempts}` });
+      await this.republish(job, item, `${item._id}:a${item.attempts}`);
       // Published first, then marked: a crash in between re-publishes the same message id (dropped as a duplicate).
       await this.items.updateOne({ _id: item._id, state: 'waiting_retry', next_attempt_at: item.next_attempt_at }, { $set: { state: 'queued', updated_at: new Date() } });
     }
     return due.length;
+  }
+
+  /**
+   * Items a gateway stored but did not live to publish. Their message id is the item id, the one
+   * the gateway would have used, and the age threshold sits inside JetStream's duplicate window,
+   * so an item whose message did go out (the gateway died before marking it) is not queued twice.
+   */
+  async unpublished(): Promise<number> {
+    const cutoff = new Date(Date.now() - this.d.config.UNPUBLISHED_AFTER_MS);
+    const stranded = await this.items.find({ published: false, created_at: { $lte: cutoff } }).sort({ created_at: 1 }).limit(this.d.config.SWEEP_BATCH).toArray();
+    const jobs = new Map<string, JobDoc | null>();
+    for (const item of stranded) {
+      const job = await this.jobOf(item, jobs);
+      if (job?.status === 'running' && item.state === 'queued') await this.republish(job, item, item._id);
+      await this.items.updateOne({ _id: item._id, published: false }, { $set: { published: true } });
+    }
+    if (stranded.length > 0) this.d.log.warn({ items: stranded.length }, 'republished items a gateway had stored but not published');
+    return stranded.length;
+  }
+
+  private async jobOf(item: JobItemDoc, cache: Map<string, JobDoc | null>): Promise<JobDoc | null> {
+    if (!cache.has(item.job_id)) cache.set(item.job_id, await this.jobs.findOne({ _id: item.job_id }));
+    return cache.get(item.job_id) ?? null;
+  }
+
+  private async republish(job: JobDoc, item: JobItemDoc, msgID: string): Promise<void> {
+    const msg: VerifyItemMessage = {
+      job_id: job._id,
+      account_id: job.account_id,
+      seq: item.seq,
+      email: item.email,
+      mode: job.mode,
+      priority: job.kind === 'single' ? 'single' : 'list',
+      max_age_days: job.max_age_days,
+      force_fresh: job.force_fresh,
+      enqueued_at: new Date().toISOString(),
+    };
+    await jetstream(this.d.nc).publish(job.kind === 'single' ? SUBJECTS.verifySingle : SUBJECTS.verifyList, JSON.stringify(msg), { msgID });
   }
 
   async deadlines(): Promise<void> {

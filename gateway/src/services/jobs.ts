@@ -105,6 +105,7 @@ export class JobService {
         // path); the message still follows only once both are stored.
         await Promise.all([this.jobs.insertOne(job).then(() => (jobStored = true)), this.insertAll(job, spec.items)]);
         await this.publish(job, spec.items, 0);
+        await this.markPublished(job, 0, spec.items.length);
       } else {
         if (live && n > 0) await this.chargeAndInsert(account, job, n);
         else await this.jobs.insertOne(job);
@@ -159,6 +160,7 @@ export class JobService {
         const slice = items.slice(start, start + batch);
         await this.items.insertMany(slice.map((it, i) => this.itemDoc(job, it, start + i)), { ordered: false });
         await this.publish(job, slice, start);
+        await this.markPublished(job, start, slice.length);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.batchConcurrency, starts.length) }, worker));
@@ -180,6 +182,7 @@ export class JobService {
       ref: it.ref,
       meta: it.meta,
       state: 'queued',
+      published: false,
       result: null,
       attempts: 0,
       next_attempt_at: null,
@@ -188,6 +191,12 @@ export class JobService {
       updated_at: job.created_at,
       expires_at: job.expires_at,
     };
+  }
+
+  /** Acked messages: the scheduler's sweep republishes only items still unpublished a minute on (a gateway died mid-way). */
+  private async markPublished(job: JobDoc, firstSeq: number, count: number): Promise<void> {
+    if (count === 0) return;
+    await this.items.updateMany({ job_id: job._id, seq: { $gte: firstSeq, $lt: firstSeq + count } }, { $set: { published: true } });
   }
 
   private async publish(job: JobDoc, items: IntakeItem[], firstSeq: number): Promise<void> {

@@ -61,6 +61,8 @@ export const COLLECTIONS = {
       { key: { job_id: 1, email: 1 }, name: 'job_email', unique: true },
       // The greylist ladder's durable wait: items due for another attempt.
       { key: { state: 1, next_attempt_at: 1 }, name: 'state_due' },
+      // Items a gateway stored but did not live to publish (the scheduler's sweep republishes them).
+      { key: { created_at: 1 }, name: 'unpublished', partialFilterExpression: { published: false } },
       expiresAt,
     ],
   },

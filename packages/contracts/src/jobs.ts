@@ -83,6 +83,11 @@ export interface JobItemDoc {
   next_attempt_at: Date | null;
   /** Source IP of the first probe, reused for greylist retries (postgrey keys on the client /24). */
   source_ip: string | null;
+  /**
+   * False from insert until the item's JetStream message is acked. An item a dead gateway left
+   * unpublished is republished by the scheduler's sweep (docs/data-model.md). Absent on old items.
+   */
+  published?: boolean;
   /** Added (scheduler): when the first probe attempt was made; the greylist ladder counts from it. */
   first_attempt_at?: Date | null;
   /** Added (scheduler): the probe node of the last attempt (greylist retries prefer its source IP). */
