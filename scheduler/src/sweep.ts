@@ -10,7 +10,7 @@ import type { Db } from 'mongodb';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { addCredits } from '@dv/accounts';
-import { COLLECTIONS, LEDGER_IDS, SUBJECTS, type JobDoc, type JobItemDoc, type VerifyItemMessage } from '@dv/contracts';
+import { COLLECTIONS, LEDGER_IDS, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc } from '@dv/contracts';
 import type { Logger } from '@dv/runtime';
 import { checkSyntax, verdict } from '@dv/verdict';
 import type { SchedulerConfig } from './config.ts';
@@ -103,19 +103,9 @@ export class Sweeper {
   }
 
   private async republish(job: JobDoc, item: JobItemDoc, msgID: string): Promise<void> {
-    const msg: VerifyItemMessage = {
-      job_id: job._id,
-      account_id: job.account_id,
-      seq: item.seq,
-      email: item.email,
-      mode: job.mode,
-      priority: job.kind === 'single' ? 'single' : 'list',
-      max_age_days: job.max_age_days,
-      force_fresh: job.force_fresh,
-      enqueued_at: new Date().toISOString(),
-    };
-    await jetstream(this.d.nc).publish(job.kind === 'single' ? SUBJECTS.verifySingle : SUBJECTS.verifyList, JSON.stringify(msg), { msgID });
+    await jetstream(this.d.nc).publish(verifySubjectFor(job), JSON.stringify(verifyItemMessageFor(job, item, new Date().toISOString())), { msgID });
   }
+
 
   async deadlines(): Promise<void> {
     const now = new Date();

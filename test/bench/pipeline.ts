@@ -8,7 +8,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
-import { COLLECTIONS, SUBJECTS, itemId, newId, probeSessionReply, type JobDoc, type JobItemDoc, type ProbeSessionRequest, type VerifyItemMessage } from '@dv/contracts';
+import { COLLECTIONS, SUBJECTS, itemId, newId, probeSessionReply, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type ProbeSessionRequest } from '@dv/contracts';
 import { connectMongo } from '@dv/runtime';
 import { applySchema } from '../../infra/src/demo-account.ts';
 import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
@@ -242,8 +242,8 @@ try {
   for (let i = 0; i < N; i += 1_000) {
     await Promise.all(
       built.emails.slice(i, i + 1_000).map((email, k) => {
-        const msg: VerifyItemMessage = { job_id: jobId, account_id: job.account_id, seq: i + k, email, mode: 'live', priority: 'list', max_age_days: null, force_fresh: true, enqueued_at: new Date().toISOString() };
-        return js.publish(SUBJECTS.verifyList, JSON.stringify(msg), { msgID: itemId(jobId, i + k) });
+        const msg = verifyItemMessageFor(job, { seq: i + k, email }, new Date().toISOString());
+        return js.publish(verifySubjectFor(job), JSON.stringify(msg), { msgID: itemId(jobId, i + k) });
       }),
     );
   }

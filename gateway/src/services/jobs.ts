@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { COLLECTIONS, LEDGER_IDS, RETENTION_DAYS, SUBJECTS, itemId, newId, type VerifyItemMessage, type JobDoc, type JobItemDoc, type JobKind, type JobStatus } from '@dv/contracts';
+import { COLLECTIONS, LEDGER_IDS, RETENTION_DAYS, itemId, newId, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type JobKind, type JobStatus } from '@dv/contracts';
 import type { Account, LedgerEntry } from '@dv/accounts';
 import { ApiError, type Logger } from '@dv/runtime';
 import type { Caller } from './auth.ts';
@@ -200,27 +200,13 @@ export class JobService {
   }
 
   private async publish(job: JobDoc, items: IntakeItem[], firstSeq: number): Promise<void> {
-    const subject = job.kind === 'single' ? SUBJECTS.verifySingle : SUBJECTS.verifyList;
+    const subject = verifySubjectFor(job);
     const enqueuedAt = job.created_at.toISOString();
-    const acks: Promise<unknown>[] = [];
-    for (let i = 0; i < items.length; i++) {
-      const seq = firstSeq + i;
-      // Built to the VerifyItemMessage type (the compiler checks the shape; the scheduler parses it).
-      const msg: VerifyItemMessage = {
-        job_id: job._id,
-        account_id: job.account_id,
-        seq,
-        email: items[i]!.email,
-        mode: job.mode,
-        priority: job.kind,
-        max_age_days: job.max_age_days,
-        force_fresh: job.force_fresh,
-        enqueued_at: enqueuedAt,
-      };
-      acks.push(this.o.js.publish(subject, JSON.stringify(msg), { msgID: itemId(job._id, seq) }));
-    }
-    await Promise.all(acks);
+    await Promise.all(
+      items.map((it, i) => this.o.js.publish(subject, JSON.stringify(verifyItemMessageFor(job, { seq: firstSeq + i, email: it.email }, enqueuedAt)), { msgID: itemId(job._id, firstSeq + i) })),
+    );
   }
+
 
   async get(accountId: string, jobId: string): Promise<JobDoc | null> {
     return this.jobs.findOne({ _id: jobId, account_id: accountId });

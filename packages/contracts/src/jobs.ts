@@ -1,4 +1,6 @@
 import type { VerificationResult } from '@dv/verdict';
+import type { VerifyItemMessage } from './messages.ts';
+import { SUBJECTS } from './subjects.ts';
 
 // The verification pipeline's stored documents, shared by the gateway (writes jobs and items,
 // reads results) and the scheduler (writes results, counters, events). docs/data-model.md tells
@@ -140,3 +142,27 @@ export const LEDGER_IDS = {
 } as const;
 
 export const itemId = (jobId: string, seq: number) => `${jobId}:${seq}`;
+
+/** The JetStream subject an item of this job travels on (single checks before list items). */
+export function verifySubjectFor(job: Pick<JobDoc, 'kind'>): string {
+  return job.kind === 'single' ? SUBJECTS.verifySingle : SUBJECTS.verifyList;
+}
+
+/** The one way an item becomes its VERIFY message (gateway intake, scheduler re-enqueues, tests). */
+export function verifyItemMessageFor(
+  job: Pick<JobDoc, '_id' | 'account_id' | 'mode' | 'kind' | 'max_age_days' | 'force_fresh'>,
+  item: { seq: number; email: string },
+  enqueuedAt: string,
+): VerifyItemMessage {
+  return {
+    job_id: job._id,
+    account_id: job.account_id,
+    seq: item.seq,
+    email: item.email,
+    mode: job.mode,
+    priority: job.kind,
+    max_age_days: job.max_age_days,
+    force_fresh: job.force_fresh,
+    enqueued_at: enqueuedAt,
+  };
+}

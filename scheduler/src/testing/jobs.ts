@@ -3,7 +3,7 @@
 import type { Db } from 'mongodb';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { COLLECTIONS, SUBJECTS, itemId, newId, type JobDoc, type JobItemDoc, type VerifyItemMessage } from '@dv/contracts';
+import { COLLECTIONS, itemId, newId, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc } from '@dv/contracts';
 
 export interface TestJobOptions {
   accountId?: string;
@@ -72,23 +72,8 @@ export async function createTestJob(db: Db, nc: NatsConnection, emails: readonly
 
 export async function publishItems(nc: NatsConnection, job: JobDoc, items: readonly JobItemDoc[]): Promise<void> {
   const js = jetstream(nc);
-  const subject = job.kind === 'single' ? SUBJECTS.verifySingle : SUBJECTS.verifyList;
-  await Promise.all(
-    items.map((item) => {
-      const msg: VerifyItemMessage = {
-        job_id: job._id,
-        account_id: job.account_id,
-        seq: item.seq,
-        email: item.email,
-        mode: job.mode,
-        priority: job.kind === 'single' ? 'single' : 'list',
-        max_age_days: job.max_age_days,
-        force_fresh: job.force_fresh,
-        enqueued_at: new Date().toISOString(),
-      };
-      return js.publish(subject, JSON.stringify(msg), { msgID: item._id });
-    }),
-  );
+  const enqueuedAt = new Date().toISOString();
+  await Promise.all(items.map((item) => js.publish(verifySubjectFor(job), JSON.stringify(verifyItemMessageFor(job, item, enqueuedAt)), { msgID: item._id })));
 }
 
 /** Polls until the job is no longer running (or the time runs out); returns the last JobDoc. */
