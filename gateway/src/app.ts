@@ -11,12 +11,14 @@ import { jobResultsRoute } from './routes/job-results.ts';
 import { jobsCreateRoute } from './routes/jobs-create.ts';
 import { jobsListRoute } from './routes/jobs-list.ts';
 import { lookupRoute } from './routes/lookup.ts';
+import { mcpRoute } from './routes/mcp.ts';
 import { openapiRoute } from './routes/openapi.ts';
 import { statusRoute } from './routes/status.ts';
 import { verifyRoute } from './routes/verify.ts';
 
 // Every /v1 route of the verification API, in one list: it mounts the app and generates the
-// OpenAPI document.
+// OpenAPI document. POST /mcp (JSON-RPC, described by MCP's tools/list) is mounted with the same
+// route helper but kept out of the OpenAPI document.
 
 export function gatewayRoutes(): RouteDef[] {
   const routes: RouteDef[] = [healthRoute, verifyRoute, statusRoute, jobsCreateRoute, jobsListRoute, jobGetRoute, jobCancelRoute, jobResultsRoute, lookupRoute, eventsRoute, accountRoute, downloadsRoute];
@@ -26,5 +28,6 @@ export function gatewayRoutes(): RouteDef[] {
 
 export function mountGateway(app: Express, ctx: GatewayContext): void {
   mountRoutes(app, ctx, gatewayRoutes());
+  mountRoutes(app, ctx, [mcpRoute]);
   mountErrorHandlers(app, ctx);
 }

@@ -19,6 +19,8 @@ export const gatewayConfigSchema = z.object({
   DOWNLOAD_LINK_TTL_SECONDS: env.int(D.downloadLinkTtlSeconds, 60, 30 * 24 * 60 * 60),
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{0,40}$/).default(D.redisKeyPrefix),
   AUTH_CACHE_TTL_MS: env.int(D.authCacheTtlMs, 0, 300_000),
+  /** TESTS ONLY: MCP verify_list_from_url may fetch loopback targets over http. Never set in production. */
+  MCP_LIST_URL_ALLOW_HTTP_LOOPBACK: env.bool(false),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

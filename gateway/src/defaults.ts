@@ -56,4 +56,14 @@ export const GATEWAY_DEFAULTS = {
   /** Retry-After on a 202 from POST /v1/verify, floor and ceiling. */
   retryAfterMinSeconds: 2,
   retryAfterMaxSeconds: 60,
+
+  /** MCP (/mcp): a tool answers within about 25 s, so it waits for results at most this long. */
+  mcpWaitSeconds: 20,
+  /** Spec: MCP inline list, addresses per verify_emails call. */
+  mcpInlineMax: 100,
+  /** Spec: MCP get_job_results page size. */
+  mcpResultsMax: 200,
+  /** verify_list_from_url: connect + response headers deadline, and the whole download + parse. */
+  mcpListConnectTimeoutMs: 10_000,
+  mcpListDeadlineMs: 20_000,
 } as const;

@@ -1,0 +1,38 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+import { problemResponse } from '../http/problems.ts';
+import { defineRoute } from '../http/route.ts';
+import { buildMcpServer, MCP_TOOL_NAMES } from '../mcp/server.ts';
+
+// POST /mcp: MCP over Streamable HTTP, stateless (no session id): every request gets a fresh server
+// and transport, so any replica answers any request. The route helper authenticates the bearer key
+// first (401/403 problem+json, like every /v1 route, before any JSON-RPC is read) and counts the
+// request against the per-minute limit; the tools then act as that key. Answers are plain JSON (no
+// SSE stream). GET (server-initiated stream) and DELETE (session end) have nothing to do without
+// sessions and answer 405 problem+json from the route helper.
+
+export const mcpRoute = defineRoute({
+  method: 'post',
+  path: '/mcp',
+  operationId: 'mcp',
+  summary: 'MCP endpoint (JSON-RPC 2.0 over Streamable HTTP, stateless)',
+  description: `Model Context Protocol for agents. Send \`Accept: application/json, text/event-stream\`. Tools: ${MCP_TOOL_NAMES.join(', ')}; prompt: clean_prospect_list. Tool errors come back as JSON-RPC results with isError true.`,
+  tags: ['mcp'],
+  body: z.unknown().meta({ description: 'A JSON-RPC 2.0 request or notification, e.g. {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_account","arguments":{}}}.' }),
+  responses: {
+    '200': { description: 'The JSON-RPC response.', content: { 'application/json': { schema: z.looseObject({ jsonrpc: z.literal('2.0') }) } } },
+    '202': { description: 'Accepted (notifications and responses carry no answer).' },
+    '406': { description: 'The Accept header does not allow application/json and text/event-stream (JSON-RPC error body).' },
+    '429': problemResponse('rate_limited: the per-minute request limit.'),
+  },
+  handle: async ({ ctx, input, caller, req, res, signal }) => {
+    const server = buildMcpServer({ ctx, caller, signal });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, input.body);
+  },
+});
