@@ -52,21 +52,21 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
   if (opts.detachedPidDir) recordPid(opts.detachedPidDir, name, child.pid);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   // The last output lines (stdout JSON logs and stderr), quoted when the process dies before listening.
-  let stderrTail = '';
+  let outputTail = '';
   child.stderr?.on('data', (d: Buffer) => {
-    stderrTail = (stderrTail + d.toString()).slice(-4_000);
+    outputTail = (outputTail + d.toString()).slice(-4_000);
     log.write(d);
   });
   const startTimeoutMs = opts.readyTimeoutMs ?? 60_000;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${name} did not announce its address within ${startTimeoutMs} ms:\n${stderrTail.trim()}`));
+      reject(new Error(`${name} did not announce its address within ${startTimeoutMs} ms:\n${outputTail.trim()}`));
     }, startTimeoutMs);
     const rl = createInterface({ input: child.stdout! });
     rl.on('line', (line) => {
       log.write(`${line}\n`);
-      stderrTail = (stderrTail + line + '\n').slice(-4_000);
+      outputTail = (outputTail + line + '\n').slice(-4_000);
       opts.onLine?.(line);
       if (line.includes('listening')) {
         try {
@@ -82,7 +82,7 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`${name} exited with code ${code} before listening:\n${stderrTail.trim()}`));
+      reject(new Error(`${name} exited with code ${code} before listening:\n${outputTail.trim()}`));
     });
   });
   const stop = async (graceMs = 12_000): Promise<number | null> => {

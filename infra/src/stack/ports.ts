@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /** A port the OS says is free on `host` right now (bind to 0, read it, release it). */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
@@ -16,7 +16,6 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 
 /** Resolves once something accepts TCP connections on host:port, or rejects after `timeoutMs`. */
 export async function waitForPort(host: string, port: number, timeoutMs: number, isAlive: () => boolean = () => true): Promise<void> {
-  const { connect } = await import('node:net');
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!isAlive()) throw new Error(`process exited before listening on ${host}:${port}`);
