@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureCommand, which } from './install.ts';
@@ -48,11 +48,24 @@ function fetchPortableMongod(cacheDir: string, exe: string, log: (msg: string) =
 function createWinePrefix(wine64: string, prefix: string, log: (msg: string) => void): void {
   log('preparing the wine prefix for mongod (one time, ~15 s)…');
   const tmp = `${prefix}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  execFileSync(wine64, ['wineboot', '--init'], { env: wineEnv(tmp), stdio: 'ignore', timeout: 180_000 });
-  // wineboot returns before wineserver has flushed the registry; wait for it to exit.
   const wineserver = which('wineserver') ?? '/usr/lib/wine/wineserver64';
-  execFileSync(wineserver, ['-w'], { env: wineEnv(tmp), stdio: 'ignore', timeout: 60_000 });
+  // wineboot now and then exits non-zero on a fresh prefix (seen once in seven CI runs, exit 53)
+  // and succeeds when run again on a clean folder, so it gets a bounded number of tries.
+  const attempts = 3;
+  for (let attempt = 1; ; attempt++) {
+    rmSync(tmp, { recursive: true, force: true });
+    try {
+      execFileSync(wine64, ['wineboot', '--init'], { env: wineEnv(tmp), stdio: 'ignore', timeout: 180_000 });
+      // wineboot returns before wineserver has flushed the registry; wait for it to exit.
+      execFileSync(wineserver, ['-w'], { env: wineEnv(tmp), stdio: 'ignore', timeout: 60_000 });
+      break;
+    } catch (err) {
+      spawnSync(wineserver, ['-k'], { env: wineEnv(tmp), stdio: 'ignore', timeout: 10_000 });
+      const status = (err as { status?: number | null }).status;
+      if (attempt >= attempts) throw new Error(`wineboot could not prepare the wine prefix in ${attempts} tries (last exit status ${status ?? 'unknown'})`, { cause: err });
+      log(`wineboot failed (exit status ${status ?? 'unknown'}); trying again on a clean folder…`);
+    }
+  }
   if (existsSync(join(prefix, 'system.reg'))) rmSync(tmp, { recursive: true, force: true });
   else {
     rmSync(prefix, { recursive: true, force: true });
