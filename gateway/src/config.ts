@@ -21,6 +21,8 @@ export const gatewayConfigSchema = z.object({
   AUTH_CACHE_TTL_MS: env.int(D.authCacheTtlMs, 0, 300_000),
   /** TESTS ONLY: MCP verify_list_from_url may fetch loopback targets over http. Never set in production. */
   MCP_LIST_URL_ALLOW_HTTP_LOOPBACK: env.bool(false),
+  /** OAuth dynamic client registrations per client IP per hour. */
+  OAUTH_REGISTRATIONS_PER_HOUR: env.int(D.oauthRegistrationsPerHour, 1, 100_000),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

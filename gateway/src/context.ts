@@ -7,6 +7,7 @@ import type { Logger } from '@dv/runtime';
 import type { GatewayConfig } from './config.ts';
 import { GATEWAY_DEFAULTS as D } from './defaults.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
+import { OAuthStore } from './oauth/store.ts';
 import { AuthService } from './services/auth.ts';
 import { Idempotency } from './services/idempotency.ts';
 import { JobService } from './services/jobs.ts';
@@ -26,6 +27,8 @@ export interface GatewayContext {
   redis: Redis;
   nc: NatsConnection;
   auth: AuthService;
+  /** OAuth clients, codes and tokens (docs/oauth.md). */
+  oauth: OAuthStore;
   limits: Limits;
   idempotency: Idempotency;
   jobs: JobService;
@@ -53,6 +56,7 @@ export function createGatewayContext(o: ContextOptions): GatewayContext {
   const limits: Limits = new Limits({ redis: o.redis, prefix, slotMaxAgeSeconds: D.inFlightSlotMaxAgeSeconds, runningJobs: (acc, kind): Promise<string[]> => jobs.runningJobIds(acc, kind) });
   const jobs: JobService = new JobService({ db: o.db, js: jetstream(o.nc), limits, log: o.log, itemInsertBatch: D.itemInsertBatch, batchConcurrency: D.batchConcurrency });
   const waiter = new DoneWaiter(o.nc);
+  const oauth = new OAuthStore(o.db, { codeSeconds: D.oauthCodeTtlSeconds, accessSeconds: D.oauthAccessTokenTtlSeconds, refreshSeconds: D.oauthRefreshTokenTtlSeconds, clientUnusedSeconds: D.oauthClientUnusedTtlSeconds });
   return {
     config: o.config,
     downloadSecret: o.downloadSecret,
@@ -60,7 +64,8 @@ export function createGatewayContext(o: ContextOptions): GatewayContext {
     db: o.db,
     redis: o.redis,
     nc: o.nc,
-    auth: new AuthService({ db: o.db, log: o.log, upgradeUrl: o.config.UPGRADE_URL, cacheTtlMs: o.config.AUTH_CACHE_TTL_MS, lastUsedThrottleMs: D.lastUsedThrottleMs }),
+    auth: new AuthService({ db: o.db, log: o.log, upgradeUrl: o.config.UPGRADE_URL, cacheTtlMs: o.config.AUTH_CACHE_TTL_MS, lastUsedThrottleMs: D.lastUsedThrottleMs, oauth }),
+    oauth,
     limits,
     idempotency: new Idempotency({ redis: o.redis, prefix, ttlSeconds: D.idempotencyTtlSeconds, pendingTtlSeconds: D.idempotencyPendingTtlSeconds, pollMs: D.idempotencyPollMs }),
     jobs,

@@ -66,4 +66,20 @@ export const GATEWAY_DEFAULTS = {
   /** verify_list_from_url: connect + response headers deadline, and the whole download + parse. */
   mcpListConnectTimeoutMs: 10_000,
   mcpListDeadlineMs: 20_000,
+  /** OAuth (docs/oauth.md). Authorization codes are single-use and short-lived (RFC 6749 §4.1.2 advises at most 10 min). */
+  oauthCodeTtlSeconds: 60,
+  /** Access tokens: an hour, then the client refreshes (which re-checks the key). */
+  oauthAccessTokenTtlSeconds: 60 * 60,
+  /** Refresh tokens rotate on every use; an unused one lapses after 30 days. */
+  oauthRefreshTokenTtlSeconds: 30 * 24 * 60 * 60,
+  /** A registered client nobody has used for 90 days is forgotten (registration is open, so this bounds the collection). */
+  oauthClientUnusedTtlSeconds: 90 * 24 * 60 * 60,
+  /** Client secrets do not expire on their own (0, RFC 7591); unused clients lapse instead. */
+  oauthClientSecretTtlSeconds: 0,
+  /** The consent page must be submitted within this window. */
+  oauthConsentTtlSeconds: 10 * 60,
+  /** Redirect URIs one client may register. */
+  oauthMaxRedirectUris: 10,
+  /** Dynamic registrations per client IP per hour (in-process limit of the MCP SDK's handler). */
+  oauthRegistrationsPerHour: 20,
 } as const;

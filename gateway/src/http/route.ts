@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import { ApiError, problemBody, sendProblem, toApiError } from '@dv/runtime';
 import type { GatewayContext } from '../context.ts';
+import { resourceMetadataUrl } from '../oauth/metadata.ts';
 import type { Caller } from '../services/auth.ts';
 import type { Reply } from '../services/idempotency.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../services/idempotency.ts';
@@ -86,6 +87,16 @@ export function toOperation(def: RouteDef): ZodOpenApiOperationObject {
   };
 }
 
+/**
+ * RFC 6750 §3 / RFC 9728 §5.1: a 401 names the Bearer scheme and where to find the OAuth
+ * metadata, which is how MCP connector clients discover that they can sign in (docs/oauth.md).
+ */
+function withBearerChallenge(err: unknown, base: string, path: string): unknown {
+  if (!(err instanceof ApiError) || err.status !== 401) return err;
+  const invalid = err.code === 'invalid_api_key' ? ', error="invalid_token"' : '';
+  return new ApiError(err.code, err.detail, err.extra, { ...err.headers, 'WWW-Authenticate': `Bearer resource_metadata="${resourceMetadataUrl(base, path)}"${invalid}` });
+}
+
 export function expressPath(path: string): string {
   return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
 }
@@ -124,7 +135,9 @@ export function mountRoutes(app: Express, ctx: GatewayContext, routes: readonly 
         try {
           let caller: Caller | undefined;
           if (def.auth !== false) {
-            caller = await ctx.auth.authenticate(req.headers.authorization);
+            caller = await ctx.auth.authenticate(req.headers.authorization).catch((err: unknown) => {
+              throw withBearerChallenge(err, ctx.config.PUBLIC_BASE_URL, def.path);
+            });
             await ctx.limits.request(caller.account._id, caller.account.limits);
           }
           if (def.method === 'post' && !def.rawBody && !req.is('application/json') && !req.is('application/*+json')) {

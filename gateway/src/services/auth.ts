@@ -1,19 +1,25 @@
 import { createHash } from 'node:crypto';
 import type { ChangeStream, Db } from 'mongodb';
 import { COLLECTIONS, PLANS } from '@dv/contracts';
-import { authenticateKey, type Account, type ApiKeyRecord } from '@dv/accounts';
+import { activeKeyById, authenticateKey, type Account, type ApiKeyRecord } from '@dv/accounts';
 import { ApiError, type Logger } from '@dv/runtime';
+import { isAccessToken } from '../oauth/secrets.ts';
+import type { OAuthStore } from '../oauth/store.ts';
 
 // Bearer-key authentication (spec "Authentication"). The key is found by its public prefix and its
 // hash compared in constant time (@dv/accounts). Authenticated keys are remembered briefly in
 // process, because two MongoDB reads per request would be most of a request's cost; a change
 // stream on api_keys and accounts drops a remembered key the moment it is revoked or its account
 // changes, and without a working change stream nothing is remembered.
+// An OAuth access token (docs/oauth.md) acts as the key it was made from: it resolves to that key,
+// which must still be active, so revoking the key (or the token) refuses the token at once.
 
 export interface Caller {
   account: Account;
   key: ApiKeyRecord;
   mode: 'live' | 'sandbox';
+  /** Set when the caller presented an OAuth access token (its stored id) instead of the key. */
+  tokenId?: string;
 }
 
 const IRRELEVANT_FIELDS = new Set(['credits', 'updated_at', 'last_used_at']);
@@ -31,6 +37,7 @@ export interface AuthOptions {
   upgradeUrl: string;
   cacheTtlMs: number;
   lastUsedThrottleMs: number;
+  oauth: OAuthStore;
 }
 
 export class AuthService {
@@ -50,7 +57,8 @@ export class AuthService {
     try {
       const keys = this.opts.db.collection(COLLECTIONS.apiKeys.name).watch([], { fullDocument: 'updateLookup' });
       const accounts = this.opts.db.collection(COLLECTIONS.accounts.name).watch([], {});
-      this.streams = [keys, accounts];
+      const tokens = this.opts.db.collection(COLLECTIONS.oauthTokens.name).watch([{ $match: { operationType: 'delete' } }], {});
+      this.streams = [keys, accounts, tokens];
       for (const s of this.streams) {
         s.on('change', (ev) => this.invalidate(ev as ChangeEvent));
         s.on('error', (err) => {
@@ -78,14 +86,14 @@ export class AuthService {
     const changed = ev.updateDescription ? [...Object.keys(ev.updateDescription.updatedFields ?? {}), ...(ev.updateDescription.removedFields ?? [])] : null;
     if (changed && changed.length > 0 && changed.every((f) => IRRELEVANT_FIELDS.has(f))) return;
     const id = String(ev.documentKey?._id ?? '');
-    for (const [k, e] of this.cache) if (e.caller.key._id === id || e.caller.account._id === id) this.cache.delete(k);
+    for (const [k, e] of this.cache) if (e.caller.key._id === id || e.caller.account._id === id || e.caller.tokenId === id) this.cache.delete(k);
   }
 
   /** Resolves the caller or throws the spec's 401/403. */
   async authenticate(header: string | undefined): Promise<Caller> {
     if (!header || !header.trim()) throw new ApiError('missing_api_key', 'Send your API key as "Authorization: Bearer <API_KEY>".');
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    if (!m) throw new ApiError('missing_api_key', 'The Authorization header must be "Bearer <API_KEY>".');
+    if (!m) throw new ApiError('missing_api_key', 'The Authorization header must be "Bearer <API_KEY>" (or an OAuth access token).');
     const presented = m[1]!;
     const cacheKey = createHash('sha256').update(presented).digest('base64');
     const now = Date.now();
@@ -96,12 +104,21 @@ export class AuthService {
     }
     let resolved = caller?.caller;
     if (!resolved) {
-      const found = await authenticateKey(this.opts.db, presented);
-      if (!found) throw new ApiError('invalid_api_key', 'The API key is not valid: it is wrong, malformed or revoked.');
-      resolved = { account: found.account, key: found.key, mode: found.key.mode };
+      let expiresAt = now + this.opts.cacheTtlMs;
+      if (isAccessToken(presented)) {
+        const token = await this.opts.oauth.findAccess(presented);
+        const found = token ? await activeKeyById(this.opts.db, token.key_id) : null;
+        if (!token || !found) throw new ApiError('invalid_api_key', 'The access token is not valid: it is wrong, expired or revoked, or the API key it was made from is revoked.');
+        resolved = { account: found.account, key: found.key, mode: found.key.mode, tokenId: token._id };
+        expiresAt = Math.min(expiresAt, token.expires_at.getTime());
+      } else {
+        const found = await authenticateKey(this.opts.db, presented);
+        if (!found) throw new ApiError('invalid_api_key', 'The API key is not valid: it is wrong, malformed or revoked.');
+        resolved = { account: found.account, key: found.key, mode: found.key.mode };
+      }
       if (this.cacheOn) {
         if (this.cache.size > 10_000) this.cache.clear();
-        this.cache.set(cacheKey, { caller: resolved, expiresAt: now + this.opts.cacheTtlMs });
+        this.cache.set(cacheKey, { caller: resolved, expiresAt });
       }
     }
     const { account } = resolved;

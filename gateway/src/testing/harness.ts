@@ -41,7 +41,8 @@ export interface GatewayHarness {
   close(): Promise<void>;
 }
 
-export async function startGatewayHarness(opts: { label: string; scheduler?: boolean; env?: Record<string, string> }): Promise<GatewayHarness> {
+/** `realBaseUrl`: PUBLIC_BASE_URL is the harness's own address (OAuth metadata and redirects must reach it). */
+export async function startGatewayHarness(opts: { label: string; scheduler?: boolean; env?: Record<string, string>; realBaseUrl?: boolean }): Promise<GatewayHarness> {
   const run = stackEnv();
   const tag = `${opts.label}_${randomBytes(3).toString('hex')}`;
   const dataDir = join(REPO_ROOT, '.local', `gw-test-${tag}`);
@@ -59,7 +60,13 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
     redisDep = await connectRedis(run.REDIS_URL!, log);
     mongo = await isolatedMongo(`gw_${opts.label}`);
     await applySchema(mongo.db);
+    // Listen before the app exists, so the address is known to the config.
+    const srv = createServer();
+    server = srv;
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
     const env: Record<string, string> = {
+      ...(opts.realBaseUrl ? { PUBLIC_BASE_URL: url } : {}),
       NATS_URL: stack.env.NATS_URL!,
       REDIS_URL: run.REDIS_URL!,
       MONGODB_URL: run.MONGODB_URL!,
@@ -74,10 +81,7 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
     await startContext(ctx);
     const app = createHttpApp({ registry, log, dependencies: () => [], isShuttingDown: () => false });
     mountGateway(app, ctx);
-    const srv = createServer(app);
-    server = srv;
-    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+    srv.on('request', app);
     const scheduler = opts.scheduler ? await startFakeScheduler(nats.nc, mongo.db) : undefined;
     const n = nats;
     const r = redisDep;

@@ -124,6 +124,18 @@ export async function authenticateKey(db: Db, presented: string): Promise<Authen
 }
 
 /**
+ * The key with this id and its account, when the key is still active: how a credential derived
+ * from a key (an OAuth token) is checked on every use, so revoking the key disconnects it at once.
+ */
+export async function activeKeyById(db: Db, keyId: string): Promise<Authenticated | null> {
+  const key = await keys(db).findOne({ _id: keyId });
+  if (!key || key.revoked_at !== null) return null;
+  const account = await accounts(db).findOne({ _id: key.account_id });
+  if (!account) return null;
+  return { account, key };
+}
+
+/**
  * Adds (or, with a negative amount, takes) credits together with a ledger entry whose id is the
  * movement's idempotency id, in one transaction: a replayed movement changes nothing.
  */

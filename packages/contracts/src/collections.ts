@@ -76,6 +76,19 @@ export const COLLECTIONS = {
     indexes: [{ key: { account_id: 1, seq: 1 }, name: 'account_seq', unique: true }, { key: { job_id: 1 }, name: 'job', unique: true }, expiresAt],
   },
   counters: { name: 'counters', indexes: [] },
+  // OAuth for connector clients (docs/oauth.md). Secrets, codes and tokens are stored as SHA-256
+  // hashes (the _id), never in clear. Unused clients lapse after their expires_at (bumped on use).
+  oauthClients: { name: 'oauth_clients', indexes: [expiresAt] },
+  // Codes are kept (marked used) until they expire so a replayed code is recognised and its grant revoked.
+  oauthCodes: { name: 'oauth_codes', indexes: [expiresAt] },
+  oauthTokens: {
+    name: 'oauth_tokens',
+    indexes: [
+      { key: { grant_id: 1 }, name: 'grant' },
+      { key: { key_id: 1 }, name: 'key' },
+      expiresAt,
+    ],
+  },
   portfolioDomains: {
     name: 'portfolio_domains',
     indexes: [{ key: { account_id: 1, domain: 1 }, name: 'account_domain', unique: true }],

@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   webhook: 'whk',
   scan: 'scn',
   request: 'req',
+  /** One OAuth authorization (its code and every token refreshed from it). */
+  grant: 'grt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

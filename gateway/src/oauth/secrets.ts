@@ -1,0 +1,34 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+// The OAuth credentials we hand out, and how they are checked. Everything stored is a SHA-256 hash
+// (hex): a leaked database holds no usable code, token or client secret. The prefixes make a
+// leaked token recognisable to secret scanners and let the gateway tell a token from an API key.
+
+export const TOKEN_PREFIX = { access: 'dv_oat_', refresh: 'dv_ort_', code: 'dv_oac_' } as const;
+export type TokenKind = keyof typeof TOKEN_PREFIX;
+
+export function newSecret(kind: TokenKind): string {
+  return TOKEN_PREFIX[kind] + randomBytes(32).toString('base64url');
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export function isAccessToken(presented: string): boolean {
+  return presented.startsWith(TOKEN_PREFIX.access);
+}
+
+/** Constant-time equality of two strings of any length (lengths are not secret here). */
+export function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** PKCE S256 (RFC 7636 §4.6): BASE64URL(SHA256(code_verifier)) must equal the stored challenge. */
+export function pkceS256Matches(verifier: string, challenge: string): boolean {
+  // RFC 7636 §4.1: 43-128 characters of the unreserved set; anything else cannot match.
+  if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)) return false;
+  return safeEqual(createHash('sha256').update(verifier).digest('base64url'), challenge);
+}
