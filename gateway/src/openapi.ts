@@ -1,5 +1,6 @@
 import { createDocument } from 'zod-openapi';
 import { toOperation, type RouteDef } from './http/route.ts';
+import { webhooksDoc } from './http/webhook-doc.ts';
 import { API_VERSION } from './routes/health.ts';
 
 // The OpenAPI 3.1 document, generated from the same route definitions (and zod schemas) that
@@ -29,5 +30,6 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], baseUrl: strin
     components: { securitySchemes: { bearerKey: { type: 'http', scheme: 'bearer', description: 'API key: dv_live_<prefix>_<secret> or dv_test_<prefix>_<secret>.' } } },
     security: [{ bearerKey: [] }],
     paths,
+    webhooks: webhooksDoc,
   });
 }
