@@ -32,6 +32,13 @@ export const GATEWAY_DEFAULTS = {
   itemInsertBatch: 2_000,
   /** Batches in flight at once: MongoDB inserts of one overlap JetStream acks of another. */
   batchConcurrency: 3,
+  /**
+   * Group commit of sandbox single checks (the API's hottest write): documents of requests that
+   * arrive while a write is in flight go together in the next one, up to this many, with this
+   * many writes in flight. Alone, a request's write goes out at once (no added latency).
+   */
+  singleWriteBatchMax: 256,
+  singleWriteInFlight: 2,
 
   /** Rejected rows listed in a job creation response; the rest are only counted (a 50 MB file can hold a million bad rows). */
   invalidListedMax: 1_000,

@@ -1,9 +1,10 @@
-import type { Db } from 'mongodb';
+import { MongoBulkWriteError, type Db } from 'mongodb';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { COLLECTIONS, LEDGER_IDS, RETENTION_DAYS, itemId, newId, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type JobKind, type JobStatus } from '@dv/contracts';
 import type { Account, LedgerEntry } from '@dv/accounts';
 import { ApiError, type Logger } from '@dv/runtime';
 import type { Caller } from './auth.ts';
+import { Coalescer } from './coalescer.ts';
 import type { IntakeItem } from './intake.ts';
 import type { Limits } from './limits.ts';
 
@@ -35,13 +36,55 @@ export interface JobServiceOptions {
   itemInsertBatch: number;
   /** Batches stored and published at once. */
   batchConcurrency: number;
+  /** Group commit of free single checks: entries per round trip, round trips in flight. */
+  singleWriteBatchMax: number;
+  singleWriteInFlight: number;
+}
+
+/** Per entry of an unordered insertMany of n documents: undefined when stored, else its Error. */
+async function settleEach(n: number, write: Promise<unknown>): Promise<Array<Error | undefined>> {
+  const out: Array<Error | undefined> = new Array<Error | undefined>(n).fill(undefined);
+  try {
+    await write;
+  } catch (err) {
+    if (!(err instanceof MongoBulkWriteError)) throw err;
+    const list = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    for (const we of list) out[we.index] = new Error(we.errmsg ?? 'write refused');
+  }
+  return out;
 }
 
 export class JobService {
   private readonly o: JobServiceOptions;
+  /** Free single checks: their job and item documents, many requests per round trip. */
+  private readonly singleInserts: Coalescer<{ job: JobDoc; item: JobItemDoc }, undefined>;
+  /** ...and their published marks. */
+  private readonly publishedMarks: Coalescer<string, undefined>;
 
   constructor(opts: JobServiceOptions) {
     this.o = opts;
+    const group = { maxBatch: opts.singleWriteBatchMax, maxInFlight: opts.singleWriteInFlight };
+    this.singleInserts = new Coalescer({
+      ...group,
+      flush: async (batch) => {
+        const [jobs, items] = await Promise.all([
+          settleEach(batch.length, this.jobs.insertMany(batch.map((b) => b.job), { ordered: false })),
+          settleEach(batch.length, this.items.insertMany(batch.map((b) => b.item), { ordered: false })),
+        ]);
+        // A job whose item was refused must not stay behind running forever: take it back, so
+        // the caller's failure means nothing was stored (its slot is released).
+        const orphans = batch.filter((_, i) => !jobs[i] && items[i]).map((b) => b.job._id);
+        if (orphans.length > 0) await this.jobs.deleteMany({ _id: { $in: orphans } });
+        return batch.map((_, i) => jobs[i] ?? items[i]);
+      },
+    });
+    this.publishedMarks = new Coalescer({
+      ...group,
+      flush: async (ids) => {
+        await this.items.updateMany({ _id: { $in: ids } }, { $set: { published: true } });
+        return ids.map(() => undefined);
+      },
+    });
   }
 
   private get jobs() {
@@ -100,12 +143,13 @@ export class JobService {
     const t0 = performance.now();
     let jobStored = false;
     try {
-      if (spec.kind === 'single' && !(live && n > 0)) {
-        // A free single check: job and item go in together (one round trip less on the hot
-        // path); the message still follows only once both are stored.
-        await Promise.all([this.jobs.insertOne(job).then(() => (jobStored = true)), this.insertAll(job, spec.items)]);
+      if (spec.kind === 'single' && !live && n === 1) {
+        // A free single check (sandbox), the hot path: job and item go in together, grouped with
+        // other requests' (group commit); the message still follows only once both are stored.
+        await this.singleInserts.add({ job, item: this.itemDoc(job, spec.items[0]!, 0) });
+        jobStored = true;
         await this.publish(job, spec.items, 0);
-        await this.markPublished(job, 0, spec.items.length);
+        await this.publishedMarks.add(itemId(job._id, 0));
       } else {
         if (live && n > 0) await this.chargeAndInsert(account, job, n);
         else await this.jobs.insertOne(job);
@@ -164,12 +208,6 @@ export class JobService {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.batchConcurrency, starts.length) }, worker));
-  }
-
-  private async insertAll(job: JobDoc, items: IntakeItem[]): Promise<void> {
-    for (let start = 0; start < items.length; start += this.o.itemInsertBatch) {
-      await this.items.insertMany(items.slice(start, start + this.o.itemInsertBatch).map((it, i) => this.itemDoc(job, it, start + i)), { ordered: false });
-    }
   }
 
   private itemDoc(job: JobDoc, it: IntakeItem, seq: number): JobItemDoc {
