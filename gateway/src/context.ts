@@ -69,7 +69,7 @@ export function createGatewayContext(o: ContextOptions): GatewayContext {
     limits,
     idempotency: new Idempotency({ redis: o.redis, prefix, ttlSeconds: D.idempotencyTtlSeconds, pendingTtlSeconds: D.idempotencyPendingTtlSeconds, pollMs: D.idempotencyPollMs }),
     jobs,
-    results: new ResultStore(o.db),
+    results: new ResultStore(o.db, { lookupBatchMax: D.lookupReadBatchMax, lookupInFlight: D.lookupReadInFlight }),
     waiter,
     load: new LoadReader({ nc: o.nc, log: o.log, staleAfterMs: D.loadStaleAfterMs, refreshMs: D.loadRefreshMs, fallbackSecondsPerSingle: D.fallbackSecondsPerSingle, fallbackSecondsPer1000: D.fallbackSecondsPer1000 }),
     metrics: createGatewayMetrics(o.registry, () => waiter.size),

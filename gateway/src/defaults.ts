@@ -39,6 +39,9 @@ export const GATEWAY_DEFAULTS = {
    */
   singleWriteBatchMax: 256,
   singleWriteInFlight: 2,
+  /** The same for GET /v1/lookup's reads: lookups answered by one query, queries in flight. */
+  lookupReadBatchMax: 256,
+  lookupReadInFlight: 2,
 
   /** Rejected rows listed in a job creation response; the rest are only counted (a 50 MB file can hold a million bad rows). */
   invalidListedMax: 1_000,

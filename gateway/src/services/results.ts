@@ -2,6 +2,7 @@ import type { Db, Filter } from 'mongodb';
 import { COLLECTIONS, type JobItemDoc, type LatestResultDoc } from '@dv/contracts';
 import type { VerificationResult } from '@dv/verdict';
 import type { ResultField } from '../http/schemas.ts';
+import { Coalescer } from './coalescer.ts';
 
 // Reading results: job items (with the caller's ref and meta put back), the account's latest
 // result per address, and `fields` trimming.
@@ -35,11 +36,33 @@ export function itemsFilter(jobId: string, f: ResultsFilter, afterSeq?: number):
   return q as Filter<JobItemDoc>;
 }
 
+export interface ResultStoreOptions {
+  /** Group reads of GET /v1/lookup: lookups per query, queries in flight. */
+  lookupBatchMax: number;
+  lookupInFlight: number;
+}
+
 export class ResultStore {
   private readonly db: Db;
+  /** Lookups arriving while a query is in flight are answered by the next one, together. */
+  private readonly latestReads: Coalescer<{ accountId: string; email: string }, LatestResultDoc | null>;
 
-  constructor(db: Db) {
+  constructor(db: Db, opts: ResultStoreOptions) {
     this.db = db;
+    this.latestReads = new Coalescer({ maxBatch: opts.lookupBatchMax, maxInFlight: opts.lookupInFlight, flush: (batch) => this.readLatest(batch) });
+  }
+
+  private async readLatest(batch: Array<{ accountId: string; email: string }>): Promise<Array<LatestResultDoc | null>> {
+    const byAccount = new Map<string, Set<string>>();
+    for (const b of batch) {
+      const set = byAccount.get(b.accountId) ?? new Set<string>();
+      set.add(b.email);
+      byAccount.set(b.accountId, set);
+    }
+    const or = [...byAccount].map(([account_id, emails]) => ({ account_id, email: { $in: [...emails] } }));
+    const docs = await this.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).find(or.length === 1 ? or[0]! : { $or: or }).toArray();
+    const found = new Map(docs.map((d) => [`${d.account_id}\n${d.email}`, d]));
+    return batch.map((b) => found.get(`${b.accountId}\n${b.email}`) ?? null);
   }
 
   get items() {
@@ -61,8 +84,9 @@ export class ResultStore {
     return this.items.findOne({ job_id: jobId, seq: 0 });
   }
 
+  /** The account's latest result for an address (unique per account and address). */
   async latest(accountId: string, email: string): Promise<LatestResultDoc | null> {
-    return this.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).findOne({ account_id: accountId, email });
+    return this.latestReads.add({ accountId, email });
   }
 }
 
