@@ -215,6 +215,19 @@ describe('jobs', () => {
     isProblem(await call(h.url, '/v1/jobs?cursor=garbage', { key: b.sandbox }), 'validation_error');
   });
 
+  it('sandbox single checks written in groups each get their own job, item and message', async () => {
+    const b = await h.account();
+    const emails = Array.from({ length: 30 }, (_, i) => `group${i}@example.com`);
+    const answers = await Promise.all(emails.map((email) => call(h.url, '/v1/verify', { key: b.sandbox, body: { email, wait: 0 } })));
+    const ids = answers.map((r) => r.body.job_id as string);
+    expect(answers.every((r) => r.status === 202 || r.status === 200)).toBe(true);
+    expect(new Set(ids).size).toBe(30);
+    const items = await h.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).find({ job_id: { $in: ids } }).toArray();
+    expect(items.map((i) => i.email).sort()).toEqual([...emails].sort());
+    // The published mark follows the answer (it is not on the request's path).
+    await expect.poll(async () => h.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).countDocuments({ job_id: { $in: ids }, published: true }), { timeout: 10_000 }).toBe(30);
+  });
+
   it('DELETE cancels, refunds unprocessed items exactly once', async () => {
     const b = await h.account({ credits: 10 });
     h.scheduler!.hold(true);

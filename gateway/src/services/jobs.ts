@@ -149,7 +149,9 @@ export class JobService {
         await this.singleInserts.add({ job, item: this.itemDoc(job, spec.items[0]!, 0) });
         jobStored = true;
         await this.publish(job, spec.items, 0);
-        await this.publishedMarks.add(itemId(job._id, 0));
+        // The mark only spares the scheduler's sweep a needless republish (the message id makes
+        // that harmless anyway), so the answer does not wait for it.
+        void this.publishedMarks.add(itemId(job._id, 0)).catch((err: Error) => this.o.log.debug({ err: err.message }, 'published mark failed; the sweep will republish'));
       } else {
         if (live && n > 0) await this.chargeAndInsert(account, job, n);
         else await this.jobs.insertOne(job);
