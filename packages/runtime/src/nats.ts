@@ -14,7 +14,10 @@ export interface NatsDependency extends Dependency {
  * and JetStream consumers resume. Readiness follows the connection's status events.
  */
 export async function connectNats(url: string, name: string, log: Logger): Promise<NatsDependency> {
-  const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: true, pingInterval: 5_000, maxPingOut: 2 });
+  // noAsyncTraces: otherwise every request and JetStream publish builds two Error objects up front
+  // (a stack trace each, in case it fails): measured at ~55 us of CPU per publish, a fifth of a
+  // 25,000-item job's acceptance. Errors keep their messages; only the caller's stack is lost.
+  const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: true, pingInterval: 5_000, maxPingOut: 2, noAsyncTraces: true });
   let connected = true;
   void (async () => {
     for await (const status of nc.status()) {
