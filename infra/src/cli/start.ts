@@ -60,7 +60,9 @@ try {
   await applySchema(db);
   for (const name of SERVICE_NAMES) {
     say(`starting ${name}…`);
-    services.push(await startServiceProcess(name, { env, port: portFor(name), logDir: join(localDir, 'logs'), detachedPidDir: stack.dataDir }));
+    // The gateway's links and OAuth metadata must name the address it really listens on.
+    const own: Record<string, string> = name === 'gateway' ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${portFor(name)}` } : {};
+    services.push(await startServiceProcess(name, { env: { ...env, ...own }, port: portFor(name), logDir: join(localDir, 'logs'), detachedPidDir: stack.dataDir }));
   }
   const keys = await ensureDemoAccount(db);
   await client.close();
