@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey, revokeApiKey } from '@dv/accounts';
 import { COLLECTIONS } from '@dv/contracts';
@@ -258,4 +259,29 @@ describe('tokens', () => {
     expect(json.status).toBe(400);
     expect((await fetch(`${h.url}/oauth/token`)).status).toBe(405);
   });
+});
+
+describe('hostile input', () => {
+  // Property: whatever arrives at an OAuth endpoint, the answer is never a 5xx and nothing is
+  // granted: no code is issued and no token is stored.
+  const field = fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('authorization_code', 'refresh_token', 'code', 'S256', 'plain', 'approve', REDIRECT, 'dv_oat_x', 'dv_ort_x', 'dv_oac_x'));
+  const form = fc.dictionary(fc.constantFrom('client_id', 'client_secret', 'grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'token', 'request', 'api_key', 'decision', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'resource', 'scope', 'x'), field, { maxKeys: 8 });
+
+  it('never answers 5xx and grants nothing', async () => {
+    const tokensBefore = await h.db.collection(COLLECTIONS.oauthTokens.name).countDocuments();
+    const codesBefore = await h.db.collection(COLLECTIONS.oauthCodes.name).countDocuments();
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/oauth/token', '/oauth/revoke', '/oauth/authorize', '/oauth/authorize?', '/oauth/register'), form, fc.boolean(), async (path, f, asJson) => {
+        const params = new URLSearchParams(f);
+        const res = path.endsWith('?')
+          ? await get(`${h.url}/oauth/authorize?${params}&client_id=${encodeURIComponent(f.client_id ?? '')}&client_id=dup`)
+          : await fetch(`${h.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': asJson ? 'application/json' : 'application/x-www-form-urlencoded' }, body: asJson ? JSON.stringify(f) : params });
+        await res.arrayBuffer();
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: 300 },
+    );
+    expect(await h.db.collection(COLLECTIONS.oauthTokens.name).countDocuments()).toBe(tokensBefore);
+    expect(await h.db.collection(COLLECTIONS.oauthCodes.name).countDocuments()).toBe(codesBefore);
+  }, 120_000);
 });
