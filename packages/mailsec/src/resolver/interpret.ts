@@ -83,9 +83,13 @@ export function normalizeQueryName(input: string): NormalizedName {
   for (let i = 0; i < name.length; i++) {
     if (name.charCodeAt(i) > 0x7f) return { ok: false, error: 'name is not ASCII (use the A-label form)' };
   }
-  for (const label of name.split('.')) {
-    if (label.length === 0) return { ok: false, error: 'empty label in name' };
-    if (label.length > 63) return { ok: false, error: 'label longer than 63 characters' };
+  // Label lengths by scanning for dots (no split: this runs once per lookup).
+  let labelStart = 0;
+  for (let i = 0; i <= name.length; i++) {
+    if (i < name.length && name.charCodeAt(i) !== 0x2e) continue;
+    if (i === labelStart) return { ok: false, error: 'empty label in name' };
+    if (i - labelStart > 63) return { ok: false, error: 'label longer than 63 characters' };
+    labelStart = i + 1;
   }
   return { ok: true, name };
 }

@@ -3,6 +3,12 @@ import { Packet } from 'dns2';
 import { DnsResolver, type DnsResolverOptions } from './resolver.ts';
 import { reply, sleep, soa, startTestDnsServer, type TestDnsServer, type TestQuery } from './test-server.ts';
 import { txtJoin } from './types.ts';
+import { loadUdpBatch } from './native.ts';
+import type { UdpTransport } from './udp-pool.ts';
+
+/** The transport tests run on both UDP implementations; the addon's only when it is built. */
+const ADDON_BUILT = loadUdpBatch() !== null;
+const TRANSPORTS: Array<Exclude<UdpTransport, 'auto'>> = ['native', 'dgram'];
 
 const T = Packet.TYPE;
 let server: TestDnsServer | undefined;
@@ -40,11 +46,13 @@ function zone(q: TestQuery): Buffer[] | Promise<Buffer[]> {
   return [reply(q, { rcode: 3, authorities: [soa(45)] })];
 }
 
-async function start(script: (q: TestQuery) => Buffer[] | Promise<Buffer[]> = zone, options: Partial<DnsResolverOptions> = {}) {
+async function startWith(script: (q: TestQuery) => Buffer[] | Promise<Buffer[]> = zone, options: Partial<DnsResolverOptions> = {}) {
   server = await startTestDnsServer(script);
   resolver = new DnsResolver({ servers: [server.address], timeoutMs: 300, retries: 1, ...options });
   return { server, resolver };
 }
+
+const start = startWith;
 
 describe('DnsResolver answers', () => {
   it('returns typed answers for every supported type', async () => {
@@ -112,7 +120,20 @@ describe('DnsResolver answers', () => {
   });
 });
 
-describe('DnsResolver transport', () => {
+describe.each(TRANSPORTS)('DnsResolver transport over %s', (transport) => {
+  const start = (script: (q: TestQuery) => Buffer[] | Promise<Buffer[]> = zone, options: Partial<DnsResolverOptions> = {}) =>
+    startWith(script, { udpTransport: transport, ...options });
+  if (transport === 'native' && !ADDON_BUILT) {
+    it.skip('(udp_batch addon not built)', () => undefined);
+    return;
+  }
+
+  it('uses the requested implementation', async () => {
+    const { resolver: r } = await start();
+    expect((await r.resolve('a.test', 'A')).rcode).toBe('NOERROR');
+    expect(r.stats().udpTransport).toBe(transport);
+  });
+
   it('times out on a silent name after the configured retries', async () => {
     const { server: s, resolver: r } = await start(zone, { timeoutMs: 100, retries: 2 });
     const started = Date.now();
@@ -198,7 +219,7 @@ describe('DnsResolver transport', () => {
     const dead = await startTestDnsServer(() => []);
     try {
       server = await startTestDnsServer(zone);
-      resolver = new DnsResolver({ servers: `${dead.address},${server.address}`, timeoutMs: 100, retries: 1 });
+      resolver = new DnsResolver({ servers: `${dead.address},${server.address}`, timeoutMs: 100, retries: 1, udpTransport: transport });
       expect((await resolver.resolve('a.test', 'A')).rcode).toBe('NOERROR');
     } finally {
       await dead.close();
@@ -260,9 +281,9 @@ describe('DnsResolver cache', () => {
   });
 });
 
-describe('DnsResolver close', () => {
-  it('ends pending lookups and refuses new ones', async () => {
-    const { resolver: r } = await start(zone, { timeoutMs: 5000 });
+describe.each(TRANSPORTS)('DnsResolver close over %s', (transport) => {
+  it.skipIf(transport === 'native' && !ADDON_BUILT)('ends pending lookups and refuses new ones', async () => {
+    const { resolver: r } = await start(zone, { timeoutMs: 5000, udpTransport: transport });
     const pending = r.resolve('silent.test', 'A');
     await sleep(20);
     r.close();

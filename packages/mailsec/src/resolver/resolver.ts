@@ -4,7 +4,8 @@ import type net from 'node:net';
 import { TtlCache } from './cache.ts';
 import { Limiter } from './limiter.ts';
 import { parseServers, type UpstreamServer } from './servers.ts';
-import { UdpPool } from './udp-pool.ts';
+import { UdpPool, type UdpTransport } from './udp-pool.ts';
+import type { UdpBatchAddon } from './native.ts';
 import { tcpExchange } from './tcp.ts';
 import { encodeQuery, type DecodedMessage } from './wire.ts';
 import type { ExchangeOutcome } from './exchange.ts';
@@ -56,6 +57,13 @@ export interface DnsResolverOptions {
   maxCnameDepth?: number;
   /** Milliseconds clock for the cache; tests inject one. */
   nowMs?: () => number;
+  /**
+   * UDP sockets: `auto` (default) uses the udp_batch addon (batched recvmmsg/sendmmsg) when it is
+   * built and falls back to node:dgram; `dgram` forces the fallback; `native` requires the addon.
+   */
+  udpTransport?: UdpTransport;
+  /** Tests only: the addon to use (null: behave as if it were not built). */
+  udpAddon?: UdpBatchAddon | null;
 }
 
 export interface ResolverStats {
@@ -65,6 +73,8 @@ export interface ResolverStats {
   cacheHits: number;
   droppedReplies: number;
   maxInFlight: number;
+  /** The UDP implementation in use: `native` (udp_batch addon) or `dgram`. */
+  udpTransport: 'native' | 'dgram';
 }
 
 type Settings = { -readonly [K in keyof typeof RESOLVER_DEFAULTS]: (typeof RESOLVER_DEFAULTS)[K] extends boolean ? boolean : number };
@@ -81,10 +91,10 @@ export class DnsResolver implements Resolver {
   readonly #noEdns = new Set<UpstreamServer>();
   #closed = false;
   #inFlightNow = 0;
-  readonly #stats: ResolverStats = { udpQueries: 0, tcpQueries: 0, timeouts: 0, cacheHits: 0, droppedReplies: 0, maxInFlight: 0 };
+  readonly #stats: Omit<ResolverStats, 'udpTransport'> = { udpQueries: 0, tcpQueries: 0, timeouts: 0, cacheHits: 0, droppedReplies: 0, maxInFlight: 0 };
 
   constructor(options: DnsResolverOptions) {
-    const { servers, nowMs, ...rest } = options;
+    const { servers, nowMs, udpTransport, udpAddon, ...rest } = options;
     this.#servers = typeof servers === 'string' || isStringList(servers) ? parseServers(servers) : [...servers];
     if (this.#servers.length === 0) throw new Error('no DNS servers configured');
     const settings = { ...RESOLVER_DEFAULTS } as Settings;
@@ -92,11 +102,17 @@ export class DnsResolver implements Resolver {
     this.#settings = settings;
     this.#cache = new TtlCache({ maxEntries: settings.cacheMaxEntries, ...(nowMs ? { nowMs } : {}) });
     this.#limiter = new Limiter(settings.maxOutstanding);
-    this.#pool = new UdpPool({ size: settings.poolSize, maxResponseBytes: settings.maxResponseBytes, maxRecords: settings.maxRecords });
+    this.#pool = new UdpPool({
+      size: settings.poolSize,
+      maxResponseBytes: settings.maxResponseBytes,
+      maxRecords: settings.maxRecords,
+      ...(udpTransport ? { transport: udpTransport } : {}),
+      ...(udpAddon !== undefined ? { addon: udpAddon } : {}),
+    });
   }
 
   stats(): ResolverStats {
-    return { ...this.#stats, droppedReplies: this.#pool.dropped };
+    return { ...this.#stats, droppedReplies: this.#pool.dropped, udpTransport: this.#pool.transport };
   }
 
   async resolve<T extends RrType>(name: string, type: T): Promise<ResolveResult<T>> {
@@ -178,10 +194,8 @@ export class DnsResolver implements Resolver {
   async #query(qname: string, type: RrType): Promise<{ message: DecodedMessage } | { rcode: Rcode; error: string }> {
     const attempts = 1 + Math.max(0, this.#settings.retries);
     let last: { message: DecodedMessage } | { rcode: Rcode; error: string } = { rcode: 'TIMEOUT', error: 'no reply' };
-    const tried = new Set<UpstreamServer>();
     for (let attempt = 0; attempt < attempts && !this.#closed; attempt++) {
       const server = this.#servers[attempt % this.#servers.length] as UpstreamServer;
-      tried.add(server);
       const outcome = await this.#ask(server, qname, type);
       if (outcome.kind === 'timeout') {
         this.#stats.timeouts++;
@@ -194,13 +208,20 @@ export class DnsResolver implements Resolver {
       }
       const rcode = outcome.message.rcode;
       // SERVFAIL/REFUSED may be one server's problem: try a server not yet asked, if any.
-      if ((rcode === 2 || rcode === 5) && this.#servers.some((s) => !tried.has(s))) {
+      if ((rcode === 2 || rcode === 5) && this.#untriedServerAfter(attempt)) {
         last = { message: outcome.message };
         continue;
       }
       return { message: outcome.message };
     }
     return last;
+  }
+
+  /** Whether a server exists that attempts 0..attempt did not ask (they rotate through the list). */
+  #untriedServerAfter(attempt: number): boolean {
+    const tried = new Set<UpstreamServer>();
+    for (let a = 0; a <= attempt; a++) tried.add(this.#servers[a % this.#servers.length] as UpstreamServer);
+    return this.#servers.some((s) => !tried.has(s));
   }
 
   /** One exchange with one server: UDP, then TCP if truncated, then plain DNS if EDNS is refused. */

@@ -5,45 +5,83 @@
 // a datagram is accepted only when it arrives on the socket the query left from, from the server
 // it was sent to, with that id and the same question. Anything else (late, spoofed, garbage,
 // oversized) is dropped and the query keeps waiting.
+//
+// Two socket implementations, same rules: the udp_batch addon (native.ts: recvmmsg/sendmmsg, one
+// JS call per batch of replies, queries of one event-loop turn sent together from setImmediate)
+// when it is built, else node:dgram (one system call and one callback per datagram). The addon
+// checks the source address in C and drops datagrams larger than maxResponseBytes (its slot size);
+// ids, sockets and questions are checked here for both.
 import dgram from 'node:dgram';
-import { randomInt } from 'node:crypto';
-import { decodeMessage, peekId, type DecodeLimits } from './wire.ts';
+import { randomFillSync } from 'node:crypto';
+import { getSystemErrorName } from 'node:util';
+import { decodeMessage, peekId, type DecodeLimits, type DecodedMessage } from './wire.ts';
 import { answersQuestion, type ExchangeOutcome, type ExchangeRequest } from './exchange.ts';
 import { sameAddress } from './address.ts';
+import { ERRNO, loadUdpBatch, type NativeHandle, type UdpBatchAddon } from './native.ts';
 import type { UpstreamServer } from './servers.ts';
+
+/** `auto`: the addon when it loads, else dgram. `native`: the addon or an error. */
+export type UdpTransport = 'auto' | 'native' | 'dgram';
 
 export interface UdpPoolOptions extends DecodeLimits {
   /** Sockets per upstream server. */
   size: number;
   maxResponseBytes: number;
+  transport?: UdpTransport;
+  /** The addon to use; by default the built one (tests pass null to simulate its absence). */
+  addon?: UdpBatchAddon | null;
 }
 
+/** Receive slots per native socket: datagrams read by one recvmmsg(). */
+const NATIVE_SLOTS = 32;
+
 interface PoolSocket {
-  socket: dgram.Socket;
   server: UpstreamServer;
   outstanding: number;
   /** Resolves once connect() has completed; sends wait for it. */
   connected: Promise<boolean>;
   ready: boolean;
+  closed: boolean;
+  dgram: dgram.Socket | null;
+  native: NativeHandle | null;
+  /** Native sockets: queries waiting for this event-loop turn's sendmmsg(). */
+  queue: Buffer[];
 }
 
 interface Pending {
+  id: number;
   socket: PoolSocket;
   request: ExchangeRequest;
   timer: NodeJS.Timeout;
-  finish: (outcome: ExchangeOutcome) => void;
+  resolve: (outcome: ExchangeOutcome) => void;
 }
 
 export class UdpPool {
   readonly #options: UdpPoolOptions;
+  readonly #addon: UdpBatchAddon | null;
   readonly #sockets = new Map<string, PoolSocket[]>();
+  /** Outstanding queries by transaction id. */
   readonly #pending = new Map<number, Pending>();
+  /** Random ids drawn from the CSPRNG in blocks (crypto.randomInt per query costs more). */
+  readonly #ids = new Uint16Array(1024);
+  #idAt = this.#ids.length;
+  /** Native sockets with queued queries, flushed together by one setImmediate. */
+  #dirty: PoolSocket[] = [];
+  #flushScheduled = false;
   #closed = false;
   /** Datagrams dropped as not matching any outstanding query (for tests and metrics). */
   dropped = 0;
 
   constructor(options: UdpPoolOptions) {
     this.#options = { ...options, size: Math.max(1, options.size) };
+    const transport = options.transport ?? 'auto';
+    this.#addon = transport === 'dgram' ? null : options.addon !== undefined ? options.addon : loadUdpBatch();
+    if (transport === 'native' && !this.#addon) throw new Error('the udp_batch addon is not available (packages/mailsec/native not built)');
+  }
+
+  /** Which implementation new sockets use. */
+  get transport(): 'native' | 'dgram' {
+    return this.#addon ? 'native' : 'dgram';
   }
 
   get socketCount(): number {
@@ -56,48 +94,66 @@ export class UdpPool {
     return this.#pending.size;
   }
 
+  /** Local ports of the open sockets (tests check that they are random and distinct). */
+  localPorts(): number[] {
+    const ports: number[] = [];
+    for (const list of this.#sockets.values()) {
+      for (const s of list) {
+        if (s.native && this.#addon) ports.push(this.#addon.localPort(s.native));
+        else if (s.dgram && s.ready) ports.push(s.dgram.address().port);
+      }
+    }
+    return ports;
+  }
+
   exchange(request: ExchangeRequest): Promise<ExchangeOutcome> {
     if (this.#closed) return Promise.resolve({ kind: 'error', error: 'resolver closed' });
     const id = this.#freeId();
     if (id === null) return Promise.resolve({ kind: 'error', error: 'no free transaction id' });
     const poolSocket = this.#pickSocket(request.server);
     return new Promise<ExchangeOutcome>((resolve) => {
-      const finish = (outcome: ExchangeOutcome): void => {
-        const pending = this.#pending.get(id);
-        if (!pending || pending.finish !== finish) return;
-        clearTimeout(pending.timer);
-        this.#pending.delete(id);
-        poolSocket.outstanding--;
-        resolve(outcome);
-      };
-      const timer = setTimeout(() => finish({ kind: 'timeout' }), request.timeoutMs);
-      this.#pending.set(id, { socket: poolSocket, request, timer, finish });
+      const pending: Pending = { id, socket: poolSocket, request, timer: setTimeout(() => this.#finish(pending, { kind: 'timeout' }), request.timeoutMs), resolve };
+      this.#pending.set(id, pending);
       poolSocket.outstanding++;
       let query: Buffer;
       try {
         query = request.encode(id);
       } catch (err) {
-        finish({ kind: 'error', error: `cannot encode query: ${(err as Error).message}` });
+        this.#finish(pending, { kind: 'error', error: `cannot encode query: ${(err as Error).message}` });
         return;
       }
+      if (poolSocket.native) this.#queueSend(poolSocket, query);
       // No per-send callback: a failed send surfaces as a socket error, which fails this socket's
       // queries over to the resolver's retry path (see #onSocketError).
-      if (poolSocket.ready) send(poolSocket, query, finish);
-      else void poolSocket.connected.then((ok) => (ok ? send(poolSocket, query, finish) : finish({ kind: 'error', error: 'cannot connect the UDP socket' })));
+      else if (poolSocket.ready) this.#sendDgram(pending, query);
+      else void poolSocket.connected.then((ok) => (ok ? this.#sendDgram(pending, query) : this.#finish(pending, { kind: 'error', error: 'cannot connect the UDP socket' })));
     });
   }
 
   close(): void {
     this.#closed = true;
-    for (const pending of [...this.#pending.values()]) pending.finish({ kind: 'error', error: 'resolver closed' });
-    for (const list of this.#sockets.values()) for (const s of list) s.socket.close();
+    for (const pending of [...this.#pending.values()]) this.#finish(pending, { kind: 'error', error: 'resolver closed' });
+    for (const list of this.#sockets.values()) for (const s of list) this.#closeSocket(s);
     this.#sockets.clear();
+  }
+
+  /** Ends a query once: the first outcome wins (reply, timeout, error, close). */
+  #finish(pending: Pending, outcome: ExchangeOutcome): void {
+    if (this.#pending.get(pending.id) !== pending) return;
+    clearTimeout(pending.timer);
+    this.#pending.delete(pending.id);
+    pending.socket.outstanding--;
+    pending.resolve(outcome);
   }
 
   #freeId(): number | null {
     if (this.#pending.size >= 0x10000) return null;
     for (;;) {
-      const id = randomInt(0x10000);
+      if (this.#idAt === this.#ids.length) {
+        randomFillSync(this.#ids);
+        this.#idAt = 0;
+      }
+      const id = this.#ids[this.#idAt++] as number;
       if (!this.#pending.has(id)) return id;
     }
   }
@@ -112,10 +168,51 @@ export class UdpPool {
   }
 
   #openSocket(server: UpstreamServer, list: PoolSocket[]): PoolSocket {
+    const entry = (this.#addon && this.#openNative(server, this.#addon)) || this.#openDgram(server);
+    list.push(entry);
+    this.#sockets.set(serverKey(server), list);
+    return entry;
+  }
+
+  /** null when the addon refuses the address (e.g. a scoped IPv6 one): that server gets dgram. */
+  #openNative(server: UpstreamServer, addon: UdpBatchAddon): PoolSocket | null {
+    // One slot per datagram; anything longer than maxResponseBytes does not fit and is dropped.
+    const slotSize = Math.max(1, Math.min(this.#options.maxResponseBytes, 65_535));
+    const slots = Buffer.allocUnsafeSlow(slotSize * NATIVE_SLOTS);
+    const lens = new Int32Array(NATIVE_SLOTS);
+    const entry: PoolSocket = { server, outstanding: 0, connected: Promise.resolve(true), ready: true, closed: false, dgram: null, native: null, queue: [] };
+    try {
+      entry.native = addon.open(server.host, server.port, slots, lens, slotSize, (count, errno) => {
+        if (errno !== 0) return this.#onSocketError(entry, new Error(getSystemErrorName(-errno)));
+        for (let i = 0; i < count; i++) {
+          const length = lens[i] as number;
+          if (length < 0) this.dropped++;
+          else this.#onDatagram(entry, slots.subarray(i * slotSize, i * slotSize + length));
+        }
+      });
+    } catch {
+      return null;
+    }
+    return entry;
+  }
+
+  #openDgram(server: UpstreamServer): PoolSocket {
     const socket = dgram.createSocket({ type: server.family === 4 ? 'udp4' : 'udp6' });
     let settle: (ok: boolean) => void = () => undefined;
-    const entry: PoolSocket = { socket, server, outstanding: 0, connected: new Promise((resolve) => (settle = resolve)), ready: false };
-    socket.on('message', (msg, rinfo) => this.#onMessage(entry, msg, rinfo));
+    const entry: PoolSocket = {
+      server,
+      outstanding: 0,
+      connected: new Promise((resolve) => (settle = resolve)),
+      ready: false,
+      closed: false,
+      dgram: socket,
+      native: null,
+      queue: [],
+    };
+    socket.on('message', (msg, rinfo) => {
+      if (rinfo.port !== server.port || !sameAddress(rinfo.address, server.host)) this.dropped++;
+      else this.#onDatagram(entry, msg);
+    });
     socket.on('error', (err) => {
       settle(false);
       this.#onSocketError(entry, err);
@@ -126,27 +223,18 @@ export class UdpPool {
     });
     // Idle sockets must not keep the process alive; pending timers do while queries wait.
     socket.unref();
-    list.push(entry);
-    this.#sockets.set(serverKey(server), list);
     return entry;
   }
 
-  #onMessage(from: PoolSocket, msg: Buffer, rinfo: dgram.RemoteInfo): void {
+  /** A datagram from the right server on `from`: route it by id and size, then check it answers the query. */
+  #onDatagram(from: PoolSocket, msg: Buffer): void {
     const id = peekId(msg);
     const pending = id === null ? undefined : this.#pending.get(id);
-    const server = pending?.request.server;
-    if (
-      !pending ||
-      !server ||
-      pending.socket !== from ||
-      msg.length > this.#options.maxResponseBytes ||
-      rinfo.port !== server.port ||
-      !sameAddress(rinfo.address, server.host)
-    ) {
+    if (!pending || pending.socket !== from || msg.length > this.#options.maxResponseBytes) {
       this.dropped++;
       return;
     }
-    let message;
+    let message: DecodedMessage;
     try {
       message = decodeMessage(msg, this.#options);
     } catch {
@@ -157,30 +245,81 @@ export class UdpPool {
       this.dropped++;
       return;
     }
-    pending.finish({ kind: 'reply', message });
+    this.#finish(pending, { kind: 'reply', message });
   }
+
+  #sendDgram(pending: Pending, query: Buffer): void {
+    // A socket closed under us (error, close()) throws synchronously: that ends the query, not the process.
+    try {
+      pending.socket.dgram?.send(query);
+    } catch (err) {
+      this.#finish(pending, { kind: 'error', error: `send failed: ${(err as Error).message}` });
+    }
+  }
+
+  #queueSend(entry: PoolSocket, query: Buffer): void {
+    if (entry.queue.push(query) === 1) this.#dirty.push(entry);
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      // setImmediate runs after the loop's I/O phase: every query started by this turn's replies
+      // (and their promise continuations) is queued by then and leaves in one sendmmsg().
+      setImmediate(this.#flush);
+    }
+  }
+
+  readonly #flush = (): void => {
+    this.#flushScheduled = false;
+    const dirty = this.#dirty;
+    this.#dirty = [];
+    let retry = false;
+    for (const entry of dirty) {
+      const queue = entry.queue;
+      if (entry.closed || !entry.native || !this.#addon) {
+        queue.length = 0;
+        continue;
+      }
+      const sent = this.#addon.send(entry.native, queue, queue.length);
+      if (sent === queue.length) {
+        queue.length = 0;
+        continue;
+      }
+      const errno = sent < 0 ? -sent : 0;
+      if (errno !== 0 && errno !== ERRNO.EAGAIN && errno !== ERRNO.ENOBUFS) {
+        queue.length = 0;
+        this.#onSocketError(entry, new Error(`send: ${getSystemErrorName(-errno)}`));
+        continue;
+      }
+      // The socket buffer is full: the rest goes out shortly; each query's timeout still bounds it.
+      if (sent > 0) queue.splice(0, sent);
+      this.#dirty.push(entry);
+      retry = true;
+    }
+    if (retry && !this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setTimeout(this.#flush, 1);
+    }
+  };
 
   #onSocketError(entry: PoolSocket, err: Error): void {
     const list = this.#sockets.get(serverKey(entry.server));
     const i = list?.indexOf(entry) ?? -1;
     if (list && i >= 0) list.splice(i, 1);
     for (const pending of [...this.#pending.values()]) {
-      if (pending.socket === entry) pending.finish({ kind: 'error', error: `socket error: ${err.message}` });
+      if (pending.socket === entry) this.#finish(pending, { kind: 'error', error: `socket error: ${err.message}` });
     }
+    this.#closeSocket(entry);
+  }
+
+  #closeSocket(entry: PoolSocket): void {
+    if (entry.closed) return;
+    entry.closed = true;
+    entry.queue.length = 0;
+    if (entry.native) this.#addon?.close(entry.native);
     try {
-      entry.socket.close();
+      entry.dgram?.close();
     } catch {
       // already closed
     }
-  }
-}
-
-/** A socket closed under us (error, close()) throws synchronously: that ends the query, not the process. */
-function send(entry: PoolSocket, query: Buffer, finish: (outcome: ExchangeOutcome) => void): void {
-  try {
-    entry.socket.send(query);
-  } catch (err) {
-    finish({ kind: 'error', error: `send failed: ${(err as Error).message}` });
   }
 }
 

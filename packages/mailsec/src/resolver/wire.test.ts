@@ -14,6 +14,27 @@ describe('wire', () => {
     expect(buf.readUInt32BE(optAt + 5) & 0x8000).toBe(0x8000);
   });
 
+  it('encodes names label by label, like a split on dots, and rejects bad labels', () => {
+    // The reference: the straightforward encoding the one-pass encoder replaced.
+    const reference = (name: string): Buffer =>
+      Buffer.concat([...(name === '' ? [] : name.split('.')).map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l, 'latin1')])), Buffer.from([0])]);
+    const label = fc.stringMatching(/^[a-z0-9_-]{1,63}$/);
+    fc.assert(
+      fc.property(fc.array(label, { minLength: 0, maxLength: 6 }), (labels) => {
+        const name = labels.join('.');
+        const wire = reference(name);
+        fc.pre(wire.length <= 255);
+        const buf = encodeQuery({ id: 7, name, type: 'A', edns: null });
+        expect(buf.subarray(12, 12 + wire.length)).toEqual(wire);
+        expect(buf.length).toBe(12 + wire.length + 4);
+        expect(decodeMessage(buf, { maxRecords: 1 }).question.name).toBe(name);
+      }),
+    );
+    for (const bad of ['a..b', '.a', 'a.', `${'x'.repeat(64)}.test`, Array.from({ length: 5 }, () => 'y'.repeat(60)).join('.')]) {
+      expect(() => encodeQuery({ id: 1, name: bad, type: 'A', edns: null })).toThrow();
+    }
+  });
+
   it('throws (never hangs or crashes the process) on arbitrary bytes', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => {

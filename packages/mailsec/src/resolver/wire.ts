@@ -26,12 +26,17 @@ export interface QueryOptions {
 
 /** A query: header (RD set), one question, and an EDNS0 OPT record unless `edns` is null. */
 export function encodeQuery(q: QueryOptions): Buffer {
-  const labels = q.name === '' ? [] : q.name.split('.');
-  let nameLength = 1;
-  for (const label of labels) {
-    if (label.length === 0 || label.length > MAX_LABEL_OCTETS) throw new Error(`bad label in "${q.name}"`);
-    nameLength += 1 + label.length;
+  // One pass over the name, no label array (this runs once per query): each "." becomes the next
+  // label's length byte, so the wire name is name.length + 2 octets ("" is the root: 1 octet).
+  const name = q.name;
+  let labelStart = 0;
+  for (let i = 0; i <= name.length; i++) {
+    if (i < name.length && name.charCodeAt(i) !== 0x2e) continue;
+    const length = i - labelStart;
+    if ((length === 0 && name !== '') || length > MAX_LABEL_OCTETS) throw new Error(`bad label in "${name}"`);
+    labelStart = i + 1;
   }
+  const nameLength = name === '' ? 1 : name.length + 2;
   if (nameLength > MAX_NAME_OCTETS) throw new Error('name longer than 255 octets');
   const buf = Buffer.allocUnsafe(12 + nameLength + 4 + (q.edns ? 11 : 0));
   buf.writeUInt16BE(q.id & 0xffff, 0);
@@ -40,10 +45,19 @@ export function encodeQuery(q: QueryOptions): Buffer {
   buf.writeUInt32BE(0, 6);
   buf.writeUInt16BE(q.edns ? 1 : 0, 10);
   let at = 12;
-  for (const label of labels) {
-    buf[at++] = label.length;
-    // Query names are ASCII (normalizeQueryName), so latin1 writes one byte per character.
-    at += buf.write(label, at, 'latin1');
+  if (name !== '') {
+    let lengthAt = at++;
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c === 0x2e) {
+        buf[lengthAt] = at - lengthAt - 1;
+        lengthAt = at++;
+      } else {
+        // Query names are ASCII (normalizeQueryName); like a latin1 write, one byte per character.
+        buf[at++] = c & 0xff;
+      }
+    }
+    buf[lengthAt] = at - lengthAt - 1;
   }
   buf[at++] = 0;
   buf.writeUInt16BE(RR_TYPE[q.type], at);
@@ -100,12 +114,10 @@ export function decodeMessage(buf: Buffer, limits: DecodeLimits): DecodedMessage
   const answers: Rr[] = [];
   const authorities: Rr[] = [];
   let rcode = flags & 0xf;
-  const sections: Array<[number, Rr[] | null]> = [
-    [counts[0], answers],
-    [counts[1], authorities],
-    [counts[2], null],
-  ];
-  for (const [count, into] of sections) {
+  // Answer, authority, additional (the last is read for the OPT record only).
+  for (let section = 0; section < 3; section++) {
+    const count = counts[section] as number;
+    const into = section === 0 ? answers : section === 1 ? authorities : null;
     for (let i = 0; i < count; i++) {
       const raw = readRecord(buf, at);
       at = raw.next;
