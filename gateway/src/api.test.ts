@@ -234,8 +234,8 @@ describe('jobs', () => {
     try {
       const r = await call(h.url, '/v1/jobs', { key: b.live, body: { emails: ['p@example.com', 'q@example.com', 'r@example.com'] } });
       expect(await credits(b.account._id)).toBe(7);
-      // Every item's message was acked before the response, so none is left for the scheduler's stranded-item sweep.
-      expect(await h.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).distinct('published', { job_id: r.body.job_id })).toEqual([true]);
+      // Every item's message was acked before the response; the marks follow, so none is left for the scheduler's stranded-item sweep.
+      await expect.poll(async () => h.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).distinct('published', { job_id: r.body.job_id }), { timeout: 10_000 }).toEqual([true]);
       const c = await call(h.url, `/v1/jobs/${r.body.job_id}`, { key: b.live, method: 'DELETE' });
       expect(c.status).toBe(200);
       expect(c.body).toMatchObject({ status: 'canceled', credits_refunded: 3 });

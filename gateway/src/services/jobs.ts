@@ -206,7 +206,8 @@ export class JobService {
         const slice = items.slice(start, start + batch);
         await this.items.insertMany(slice.map((it, i) => this.itemDoc(job, it, start + i)), { ordered: false });
         await this.publish(job, slice, start);
-        await this.markPublished(job, start, slice.length);
+        // Not on the answer's path either (see the single-check path): the mark only spares the sweep a republish.
+        void this.markPublished(job, start, slice.length).catch((err: Error) => this.o.log.debug({ err: err.message }, 'published mark failed; the sweep will republish'));
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.batchConcurrency, starts.length) }, worker));
