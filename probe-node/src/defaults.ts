@@ -43,6 +43,19 @@ export const PROBE_DEFAULTS = {
   maxConnectAttempts: 5,
   /** PROBE_MAX_RECONNECTS: extra sessions after 452 4.5.3 (too many recipients), each with fewer RCPTs. */
   maxReconnects: 10,
+  /**
+   * PROBE_IDLE_CONNECTION_MS: a connection whose transaction ended cleanly stays open this long
+   * (after RSET) for the next session to the same MX host from the same source address (pool.ts).
+   * A scheduler sends a domain's addresses as they arrive, often moments apart; reuse saves the
+   * host a connection and us connect + greeting + EHLO. A tenth of the 5 minutes a server must
+   * wait for a command (RFC 5321 §4.5.3.2.7), and within our own concurrency budget for the host
+   * (pool.ts). 0 = QUIT after every session.
+   */
+  idleConnectionMs: 30_000,
+  /** PROBE_MAX_IDLE_CONNECTIONS: idle connections kept at most (oldest closed first): bounds sockets and memory (a few KB each). */
+  maxIdleConnections: 1_000,
+  /** PROBE_MAX_TRANSACTIONS_PER_CONNECTION: transactions on one connection before it is closed (Postfix-style reuse limit). */
+  maxTransactionsPerConnection: 100,
   /** Random local part of the catch-all probe; design: at least 16 characters. */
   catchAllLocalPartChars: 20,
   /**

@@ -137,6 +137,8 @@ export interface TransactionOptions {
   observe: (stage: Stage, reply: SmtpReply) => void;
   onCatchAll: (reply: SmtpReply, ms: number) => void;
   onRcpt: (address: string, reply: SmtpReply, ms: number) => void;
+  /** End with RSET only, leaving the connection open for another transaction (pool.ts). */
+  keepOpen?: boolean;
 }
 
 export interface TransactionResult {
@@ -149,16 +151,19 @@ export interface TransactionResult {
   deferred: string[];
   /** MAIL FROM round trip (with PIPELINING, of the first group). */
   mailMs: number;
+  /** keepOpen was asked and the RSET was answered 250: the connection may carry another transaction. */
+  reusable: boolean;
 }
 
 /**
  * One transaction. Replies are handed to the callbacks as they arrive, so a session that dies
- * half-way still reports what it learned. Ends with RSET and QUIT; their failures do not matter.
+ * half-way still reports what it learned. Ends with RSET and QUIT (RSET alone with keepOpen);
+ * their failures do not matter.
  */
 export async function transaction(conn: SmtpConnection, ext: Extensions, o: TransactionOptions): Promise<TransactionResult> {
   const smtputf8 = ext.smtputf8 && (needsSmtpUtf8(o.mailFrom) || o.rcpts.some(needsSmtpUtf8) || (o.catchAll !== null && needsSmtpUtf8(o.catchAll)));
   const mail: Command = { verb: 'MAIL', from: o.mailFrom, smtputf8 };
-  const result: TransactionResult = { catchAllAccepted: false, limitAfter: null, deferred: [], mailMs: 0 };
+  const result: TransactionResult = { catchAllAccepted: false, limitAfter: null, deferred: [], mailMs: 0, reusable: false };
   let answered = 0;
 
   const t0 = o.now();
@@ -192,7 +197,7 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
     // 250/251 only: a 252 "cannot verify" says nothing about the domain accepting everything.
     if (raw.code === 250 || raw.code === 251) {
       result.catchAllAccepted = true;
-      await endTransaction(conn, ext, o.timeouts);
+      result.reusable = await endTransaction(conn, ext, o.timeouts, o.keepOpen === true);
       return result;
     }
   }
@@ -223,7 +228,7 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
       answered += 1;
     }
   }
-  await endTransaction(conn, ext, o.timeouts);
+  result.reusable = await endTransaction(conn, ext, o.timeouts, o.keepOpen === true);
   return result;
 }
 
@@ -233,9 +238,17 @@ function closing(rest: readonly string[], reply: SmtpReply, o: TransactionOption
   for (const to of rest) o.onRcpt(to, reply, 0);
 }
 
-async function endTransaction(conn: SmtpConnection, ext: Extensions, t: Timeouts): Promise<void> {
+/** RSET, then QUIT unless the connection is to be kept; returns whether it may be kept (RSET got 250). */
+async function endTransaction(conn: SmtpConnection, ext: Extensions, t: Timeouts, keepOpen: boolean): Promise<boolean> {
   const wait = Math.min(t.commandMs, PROBE_DEFAULTS.quitTimeoutMs);
   try {
+    if (keepOpen) {
+      conn.send([{ verb: 'RSET' }]);
+      const rset = await conn.read(wait, 'RSET');
+      if (ok(rset)) return true;
+      await quit(conn, wait);
+      return false;
+    }
     if (ext.pipelining) {
       conn.send([{ verb: 'RSET' }, { verb: 'QUIT' }]);
       await conn.read(wait, 'RSET');
@@ -249,4 +262,5 @@ async function endTransaction(conn: SmtpConnection, ext: Extensions, t: Timeouts
   } catch {
     // every answer is in; a server that hangs up instead of saying goodbye changes nothing
   }
+  return false;
 }

@@ -10,6 +10,7 @@ import type { ProbeConfig } from './config.ts';
 import { PROBE_DEFAULTS } from './defaults.ts';
 import { ProviderHealth } from './health.ts';
 import { createProbeMetrics, providerLabel, type ProbeMetrics } from './metrics.ts';
+import { ConnectionPool } from './pool.ts';
 import { createResolver, type HostResolver } from './resolve.ts';
 import { runSession, type SessionRun } from './session.ts';
 
@@ -30,6 +31,7 @@ export class ProbeNode {
   private readonly metrics: ProbeMetrics;
   private readonly resolver: HostResolver;
   private readonly health: ProviderHealth;
+  private readonly pool: ConnectionPool;
   // Aborted when the drain budget runs out: sessions still running end at once with `timeout`.
   private readonly cut = new AbortController();
   private readonly running = new Set<Promise<void>>();
@@ -45,6 +47,8 @@ export class ProbeNode {
     this.metrics = createProbeMetrics(opts.registry);
     this.resolver = opts.resolver ?? createResolver({ servers: opts.config.DNS_SERVERS, timeoutMs: opts.config.PROBE_DNS_TIMEOUT_MS });
     this.health = new ProviderHealth(opts.config.PROBE_HEALTH_WINDOW_MS, PROBE_DEFAULTS.healthMaxProviders);
+    const c = opts.config;
+    this.pool = new ConnectionPool({ idleMs: c.PROBE_IDLE_CONNECTION_MS, maxIdle: c.PROBE_MAX_IDLE_CONNECTIONS, maxTransactions: c.PROBE_MAX_TRANSACTIONS_PER_CONNECTION, quitTimeoutMs: PROBE_DEFAULTS.quitTimeoutMs });
   }
 
   get inFlight(): number {
@@ -94,6 +98,8 @@ export class ProbeNode {
       this.cut.abort(new Error('probe node shutting down'));
       await all;
     }
+    // No session left to reuse them: every kept connection gets its QUIT.
+    await this.pool.closeAll();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = null;
     this.heartbeat();
@@ -126,7 +132,7 @@ export class ProbeNode {
       return;
     }
     const req = parsed.data;
-    const task = runSession(req, { config: this.config, nodeId: this.nodeId, resolver: this.resolver, signal: this.cut.signal })
+    const task = runSession(req, { config: this.config, nodeId: this.nodeId, resolver: this.resolver, signal: this.cut.signal, pool: this.draining ? undefined : this.pool })
       .then((run) => {
         this.account(run);
         this.respond(msg, run.reply);

@@ -1,14 +1,18 @@
-// One probe session request -> one reply: pick the MX (next one on connect failure), run the
-// dialogue, reconnect with fewer RCPTs after 452 4.5.3, and report every raw reply. It never
-// decides a verdict (the scheduler does) and never throws for anything a server does.
+// One probe session request -> one reply: pick the MX (next one on connect failure) or reuse a
+// kept-open connection to it (pool.ts), run the dialogue, reconnect with fewer RCPTs after 452
+// 4.5.3, and report every raw reply. It never decides a verdict (the scheduler does) and never
+// throws for anything a server does.
 import type { ProbeSessionReply, ProbeSessionRequest, SmtpReply } from '@dv/contracts';
 import type { ProbeConfig } from './config.ts';
-import { openDialogue, transaction, type Extensions, type Opened, type Refusal, type Stage } from './dialogue.ts';
+import { openDialogue, quit, transaction, type Opened, type Refusal, type Stage } from './dialogue.ts';
+import type { ConnectionPool, PooledConnection } from './pool.ts';
 import { chooseSourceIp, effectiveTimeouts, unreachableOutcome } from './plan.ts';
 import type { HostResolver } from './resolve.ts';
 import { addressProblem, catchAllAddress, needsSmtpUtf8 } from './smtp/commands.ts';
 import { SessionFailure, SmtpConnection } from './smtp/connection.ts';
 import { PROBE_DEFAULTS } from './defaults.ts';
+
+const REUSED_NOTE = 'reused an open connection';
 
 type AddressState = NonNullable<ProbeSessionReply['results'][number]['state']>;
 type Outcome = ProbeSessionReply['outcome'];
@@ -27,6 +31,8 @@ export interface SessionDeps {
   /** Aborted when the node must cut sessions short (shutdown after the drain budget). */
   signal?: AbortSignal;
   now?: () => number;
+  /** Kept-open connections to reuse and to keep this session's in (absent: one connection per session, QUIT at the end). */
+  pool?: ConnectionPool;
 }
 
 export interface ObservedReply {
@@ -116,7 +122,16 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
     pending = [];
   };
 
-  try {
+  // The connection this session runs on, described for the pool (set once it is open).
+  let current: Omit<PooledConnection, 'conn'> | null = null;
+  let keepable = false;
+  const pool = deps.pool;
+
+  /** Connects (next MX on failure) and greets; returns the session's end when that already ends it. */
+  const openFresh = async (): Promise<SessionRun | null> => {
+    // An idle connection to another host of this MX list is closed before a new one opens, so the
+    // hosts never see more connections from us than sessions in flight (pool.ts, politeness).
+    await pool?.evict(source.ip, req.mx_hosts);
     const target = await connectFirst(req.mx_hosts, source.ip, deps.resolver, config.PROBE_MAX_CONNECT_ATTEMPTS, connectTo, reply, signal, now);
     if (!target) {
       const tried = reply.connect_errors!.map((e) => `${e.host}${e.ip ? ` (${e.ip})` : ''}: ${e.error}`).join(', ');
@@ -127,7 +142,6 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
     Object.assign(reply, { mx_used: target.host, mx_ip: target.ip, source_ip: conn.localAddress });
 
     let useStartTls = config.PROBE_STARTTLS;
-    let tlsFallback = false;
     let opened: Opened | Refusal;
     try {
       opened = await open(conn, target.host, useStartTls);
@@ -148,26 +162,49 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
     if (opened.note) notes.push(opened.note);
     reply.tls = opened.tls !== null;
     if (opened.tls) reply.tls_verified = opened.tls.verified;
-    const timings = { connect_ms: round(target.connectMs), greeting_ms: round(opened.timings.greetingMs), ehlo_ms: round(opened.timings.ehloMs), tls_ms: opened.timings.tlsMs === null ? null : round(opened.timings.tlsMs), mail_ms: null as number | null };
+    timings = { connect_ms: round(target.connectMs), greeting_ms: round(opened.timings.greetingMs), ehlo_ms: round(opened.timings.ehloMs), tls_ms: opened.timings.tlsMs === null ? null : round(opened.timings.tlsMs), mail_ms: null };
     reply.timings = timings;
+    current = { host: target.host, ip: target.ip, ext: opened.ext, tls: opened.tls, useStartTls, transactions: 0 };
+    return null;
+  };
 
-    let ext: Extensions = opened.ext;
+  let tlsFallback = false;
+  let timings: NonNullable<ProbeSessionReply['timings']> = { connect_ms: 0, greeting_ms: 0, ehlo_ms: 0, tls_ms: null, mail_ms: null };
+  try {
+    const kept = pool && req.mx_hosts.length > 0 ? pool.take(source.ip, req.mx_hosts[0]!) : null;
+    let reused = kept !== null;
+    if (kept) {
+      conn = kept.conn;
+      conn.adopt(signal);
+      current = { host: kept.host, ip: kept.ip, ext: kept.ext, tls: kept.tls, useStartTls: kept.useStartTls, transactions: kept.transactions };
+      Object.assign(reply, { mx_used: kept.host, mx_ip: kept.ip, source_ip: conn.localAddress, tls: kept.tls !== null, timings });
+      if (kept.tls) reply.tls_verified = kept.tls.verified;
+      notes.push(REUSED_NOTE);
+    } else {
+      const ended = await openFresh();
+      if (ended) return ended;
+    }
+
     let limit = Number.POSITIVE_INFINITY;
     for (let round_ = 0; pending.length > 0; round_++) {
+      const cur = current!;
       if (round_ > 0) {
         if (round_ > config.PROBE_MAX_RECONNECTS) {
           notes.push(`gave up after ${config.PROBE_MAX_RECONNECTS} reconnects for "too many recipients"`);
           break;
         }
-        conn.destroy();
-        conn = await connectTo(target.ip);
-        const again = await open(conn, target.host, useStartTls);
+        if (keepable) await quit(conn!, Math.min(timeouts.commandMs, PROBE_DEFAULTS.quitTimeoutMs));
+        keepable = false;
+        conn!.destroy();
+        conn = await connectTo(cur.ip);
+        const again = await open(conn, cur.host, cur.useStartTls);
         if ('stage' in again) {
           refuseAll(again);
           break;
         }
-        ext = again.ext;
+        current = { ...cur, ext: again.ext, tls: again.tls, transactions: 0 };
       }
+      const ext = current!.ext;
       pending = pending.filter((address) => {
         if (ext.smtputf8 || !needsSmtpUtf8(address)) return true;
         entries.get(address)!.state = 'utf8_unsupported';
@@ -175,16 +212,48 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
       });
       if (pending.length === 0) break;
       const batch = pending.slice(0, limit);
-      const tx = await transaction(conn, ext, {
-        mailFrom: req.mail_from,
-        catchAll: round_ === 0 ? catchAll : null,
-        rcpts: batch,
-        timeouts,
-        now,
-        observe,
-        onCatchAll: (r, ms) => (reply.catch_all = { address: catchAll!, reply: r, ms: round(ms) }),
-        onRcpt: (address, r, ms) => Object.assign(entries.get(address)!, { reply: r, ms, stage: 'rcpt', state: 'replied' }),
-      });
+      const observedBefore = observed.length;
+      let answered = 0;
+      let tx: Awaited<ReturnType<typeof transaction>> | null = null;
+      try {
+        tx = await transaction(conn!, ext, {
+          mailFrom: req.mail_from,
+          catchAll: round_ === 0 ? catchAll : null,
+          rcpts: batch,
+          timeouts,
+          now,
+          observe,
+          keepOpen: pool !== undefined,
+          onCatchAll: (r, ms) => {
+            answered++;
+            reply.catch_all = { address: catchAll!, reply: r, ms: round(ms) };
+          },
+          onRcpt: (address, r, ms) => {
+            answered++;
+            Object.assign(entries.get(address)!, { reply: r, ms, stage: 'rcpt', state: 'replied' });
+          },
+        });
+      } catch (err) {
+        if (!(reused && answered === 0 && err instanceof SessionFailure && !signal.aborted)) throw err;
+      }
+      current!.transactions++;
+      if (reused && answered === 0 && (tx === null || tx.refusal)) {
+        // A kept connection the server closed or refused while it was idle says nothing about the
+        // addresses: forget what it said and run the session on a fresh connection.
+        observed.length = observedBefore;
+        reused = false;
+        keepable = false;
+        conn!.destroy();
+        notes.splice(notes.indexOf(REUSED_NOTE), 1);
+        delete reply.tls_verified;
+        const ended = await openFresh();
+        if (ended) return ended;
+        round_ = -1;
+        continue;
+      }
+      reused = false;
+      tx = tx!;
+      keepable = tx.reusable;
       if (round_ === 0) timings.mail_ms = round(tx.mailMs);
       if (tx.refusal) {
         if (tlsFallback && tx.refusal.reply.code === 530) {
@@ -208,13 +277,16 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
     }
     return finish('completed');
   } catch (err) {
+    keepable = false;
     // A deadline or shutdown that lands between connections still means "timeout".
     if (err instanceof SessionFailure) return finish(signal.aborted ? 'timeout' : err.outcome, err.message);
     // Not a server's doing (a bug): still one clear reply, never a crash of the node.
     return finish('protocol_error', `internal error: ${(err as Error).message}`);
   } finally {
     clearTimeout(timer);
-    conn?.destroy();
+    // Kept only after a clean RSET and while the session's deadline did not cut it.
+    if (pool && conn && current && keepable && !signal.aborted) await pool.put(source.ip, { ...current, conn });
+    else conn?.destroy();
   }
 }
 

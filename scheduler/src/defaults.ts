@@ -14,12 +14,21 @@ export const SCHEDULER_DEFAULTS = {
   verifyStream: 'VERIFY',
   singleConsumer: 'scheduler-single',
   listConsumer: 'scheduler-list',
-  /** MAX_ITEMS_IN_FLIGHT: un-acked items one replica holds; bounds memory and leaves work for other replicas. */
+  /**
+   * MAX_ITEMS_IN_FLIGHT: un-acked items one replica holds while working on them (finished items
+   * waiting for MongoDB count in STORE_BACKLOG_MAX instead); bounds memory and leaves work for
+   * other replicas. By Little's law it caps throughput at this many over an item's time in the
+   * live path (~1 s with the 250 ms window): above what one replica's store sustains.
+   */
   maxItemsInFlight: 2_000,
   /** SINGLE_RESERVE: extra in-flight room only single checks may use, so a full list queue never blocks them. */
   singleReserve: 200,
-  /** STORE_BACKLOG_MAX: finished items waiting for MongoDB beyond which intake pauses (they do not count in MAX_ITEMS_IN_FLIGHT). */
-  storeBacklogMax: 5_000,
+  /**
+   * STORE_BACKLOG_MAX: finished items waiting for MongoDB beyond which intake pauses (they do not
+   * count in MAX_ITEMS_IN_FLIGHT). A few full batches keep the store busy; more only holds memory
+   * (each waiting item keeps its message and result) without storing any faster.
+   */
+  storeBacklogMax: 3_000,
   /** FETCH_BATCH: messages per pull request. */
   fetchBatch: 100,
   /** ACK_PROGRESS_INTERVAL_MS: `working()` on held messages so a politeness wait never exceeds ack_wait (60 s). */
@@ -38,7 +47,12 @@ export const SCHEDULER_DEFAULTS = {
   dnsNegativeTtlS: 300,
 
   // Batching.
-  /** BATCH_WINDOW_MS: how long a domain's first item waits for more of its domain. */
+  /**
+   * BATCH_WINDOW_MS: how long a domain's first item waits for more of its domain. Items waiting
+   * here are in flight: a longer wait fills sessions but, by Little's law, lowers the throughput
+   * MAX_ITEMS_IN_FLIGHT allows (1 s about halved the bench's rate). Small sessions to one host
+   * share a connection instead: the probe node keeps it open for the next one (probe pool.ts).
+   */
   batchWindowMs: 250,
   /** RCPT cap per session regardless of the provider table (Microsoft 3, others 20). */
   maxRcptsPerSession: 20,
@@ -115,6 +129,17 @@ export const SCHEDULER_DEFAULTS = {
   idleSecondsPerSingle: 3,
 
   // Results.
+  /** STORE_COALESCE_MS: finished items wait this long for company before a store flush (a session ends many at once). */
+  storeCoalesceMs: 10,
+  /** STORE_BATCH_MAX: items per store flush at most (one transaction and one bulk write per side table). */
+  storeBatchMax: 1_000,
+  /**
+   * STORE_PARALLEL_FLUSHES: store flushes running at once (one job's counter transactions still
+   * run one at a time, store.ts). 1: measured against the wine-hosted mongod of the dev box,
+   * batches of 1,000 store ~1,900 items/s one at a time but ~1,300 three at once (the server is
+   * CPU-bound; concurrent writers only contend). A MongoDB with spare cores may gain from more.
+   */
+  storeParallelFlushes: 1,
   /** CACHE_RETENTION_DAYS: shared verification cache entries live this long. */
   cacheRetentionDays: 30,
   /** The gateway's public address (links in webhook bodies and completion emails). */

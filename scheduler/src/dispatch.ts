@@ -11,7 +11,7 @@ import { free, rankCandidates, type Candidate } from './fleet.ts';
 import { releaseHeld } from './held.ts';
 import type { LiveDeps, LiveItem } from './live-types.ts';
 import { providerLabel } from './metrics.ts';
-import { parkItem } from './park.ts';
+import { parkItems, type Park } from './park.ts';
 import { limitsFor, type GateResult, type Politeness } from './politeness.ts';
 
 export interface DispatcherDeps extends LiveDeps {
@@ -133,7 +133,7 @@ export class Dispatcher {
         // A long pause or window: wait durably instead of holding messages for minutes.
         const dueAt = new Date(Date.now() + best.waitMs);
         const parked = q.values.splice(0);
-        await Promise.all(parked.map((v) => parkItem(this.d.db, v.h, { dueAt, attempts: v.h.item.attempts, firstAttemptAt: v.h.item.first_attempt_at ?? null, sourceIp: v.h.item.source_ip, probeNode: v.h.item.probe_node ?? null })));
+        await parkItems(this.d.db, parked.map((v) => ({ h: v.h, info: { dueAt, attempts: v.h.item.attempts, firstAttemptAt: v.h.item.first_attempt_at ?? null, sourceIp: v.h.item.source_ip, probeNode: v.h.item.probe_node ?? null } })));
         return;
       }
       await this.sleep(best.reason === 'concurrency' ? CONCURRENCY_POLL_MS : Math.max(10, best.waitMs), provider.id);
@@ -209,6 +209,8 @@ export class Dispatcher {
     let paused = false;
     let blocked = false;
     const now = new Date();
+    // The session's greylisted addresses are parked together, in one write, after the loop.
+    const parks: Park[] = [];
     for (const v of batch.values) {
       const { h } = v;
       if (h.settled) continue;
@@ -228,7 +230,7 @@ export class Dispatcher {
           break;
         case 'retry':
           this.d.metrics.greylistRetries.inc({ provider: label });
-          await parkItem(this.d.db, h, { dueAt: new Date(now.getTime() + dec.delayMs), attempts: attempt, firstAttemptAt: first, sourceIp, probeNode: c.node.id });
+          parks.push({ h, info: { dueAt: new Date(now.getTime() + dec.delayMs), attempts: attempt, firstAttemptAt: first, sourceIp, probeNode: c.node.id } });
           break;
         case 'pause':
           if (!paused) {
@@ -255,6 +257,7 @@ export class Dispatcher {
           break;
       }
     }
+    await parkItems(this.d.db, parks);
     // A clean session ends a throttle streak; only pairs this replica saw throttled can have one.
     const pair = `${provider.id}|${c.ipKey}`;
     if (!paused && reply.outcome === 'completed' && this.throttled.delete(pair)) void pol.clearStreak(provider.id, c.ipKey).catch(() => undefined);

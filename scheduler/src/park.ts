@@ -13,25 +13,41 @@ export interface ParkInfo {
   probeNode: string | null;
 }
 
-export async function parkItem(db: Db, h: HeldItem, info: ParkInfo): Promise<void> {
+export interface Park {
+  h: HeldItem;
+  info: ParkInfo;
+}
+
+/**
+ * Parks several items with one bulk write (a session's greylisted addresses, a batch facing a long
+ * pause): one round trip to MongoDB instead of one each. Acked only once the write is done.
+ */
+export async function parkItems(db: Db, parks: readonly Park[]): Promise<void> {
+  if (parks.length === 0) return;
   try {
-    await db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).updateOne(
-      { _id: h.item._id, state: { $in: ['queued', 'waiting_retry'] } },
-      {
-        $set: {
-          state: 'waiting_retry',
-          next_attempt_at: info.dueAt,
-          attempts: info.attempts,
-          first_attempt_at: info.firstAttemptAt,
-          source_ip: info.sourceIp,
-          probe_node: info.probeNode,
-          updated_at: new Date(),
+    const now = new Date();
+    await db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).bulkWrite(
+      parks.map(({ h, info }) => ({
+        updateOne: {
+          filter: { _id: h.item._id, state: { $in: ['queued', 'waiting_retry'] as JobItemDoc['state'][] } },
+          update: {
+            $set: {
+              state: 'waiting_retry' as const,
+              next_attempt_at: info.dueAt,
+              attempts: info.attempts,
+              first_attempt_at: info.firstAttemptAt,
+              source_ip: info.sourceIp,
+              probe_node: info.probeNode,
+              updated_at: now,
+            },
+          },
         },
-      },
+      })),
+      { ordered: false },
     );
     // No match: canceled or already done meanwhile; either way nothing is left to do here.
-    ackHeld(h);
+    for (const { h } of parks) ackHeld(h);
   } catch {
-    releaseHeld(h, 1_000);
+    for (const { h } of parks) releaseHeld(h, 1_000);
   }
 }

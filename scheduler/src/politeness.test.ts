@@ -15,7 +15,9 @@ let replicas: RunningProcess[];
 beforeAll(async () => {
   t = await startHarness('polite');
   world = await startSchedulerWorld();
-  await t.startProbe('p-node', ['127.0.0.1'], world.env);
+  // One connection per session: the throttling host counts connections, and this file watches the
+  // scheduler's gates and pauses (connection reuse and its politeness are tested in probe-node).
+  await t.startProbe('p-node', ['127.0.0.1'], world.env, { PROBE_IDLE_CONNECTION_MS: '0' });
   const env = {
     ...world.env,
     POLITE_MAX_SESSIONS: '2',
@@ -52,6 +54,7 @@ describe('politeness across replicas', () => {
     expect(done.counts.deliverable).toBe(24);
     const host = world.hosts.get('mx.polite.test')!;
     expect(host.sessionsTotal).toBeGreaterThanOrEqual(12);
+    // Connection reuse is off in this file (see beforeAll), so sessions are connections here.
     // Both replicas dispatched sessions to the host.
     for (const r of replicas) expect(await metric('scheduler_probe_sessions_total', [r])).toBeGreaterThan(0);
     expect(host.maxConcurrentSessions).toBeLessThanOrEqual(2);

@@ -47,7 +47,7 @@ export class Scheduler {
     const metrics = createSchedulerMetrics(deps.registry);
     this.store = new ResultStore({ db: deps.db, nc: deps.nc, log, metrics, cacheRetentionDays: config.CACHE_RETENTION_DAYS });
     this.load = new LoadPublisher({ nc: deps.nc, db: deps.db, redis: deps.redis, config, log, metrics, fleet: () => this.fleet, inFlight: () => this.held.size });
-    this.finisher = new Finisher({ store: this.store, log, onFinished: (n) => this.load.recordFinished(n) });
+    this.finisher = new Finisher({ store: this.store, log, onFinished: (n) => this.load.recordFinished(n), coalesceMs: config.STORE_COALESCE_MS, maxBatch: config.STORE_BATCH_MAX, parallel: config.STORE_PARALLEL_FLUSHES });
     this.fleet = new Fleet({ nc: deps.nc, log, goneMs: config.PROBE_NODE_GONE_MS });
     this.live = new LivePath({ ...deps, metrics, finisher: this.finisher, fleet: this.fleet });
     this.pipeline = new Pipeline({ db: deps.db, log, store: this.store, finisher: this.finisher, live: (h) => this.live.enqueue(h), held: this.held });

@@ -24,6 +24,8 @@ import type { VerificationResult } from '@dv/verdict';
 import type { SchedulerMetrics } from './metrics.ts';
 
 const DAY_MS = 86_400_000;
+/** States an item may move to `done` from; anything else (done, canceled) is a replay or too late. */
+const OPEN_STATES: JobItemDoc['state'][] = ['queued', 'waiting_retry'];
 
 export interface FinishedItem {
   itemId: string;
@@ -45,6 +47,8 @@ export interface StoreDeps {
 
 export class ResultStore {
   private readonly d: StoreDeps;
+  /** The last counter transaction queued per job (see `serially`). */
+  private readonly jobTails = new Map<string, Promise<void>>();
   constructor(deps: StoreDeps) {
     this.d = deps;
   }
@@ -60,32 +64,70 @@ export class ResultStore {
   async store(finished: readonly FinishedItem[], opts: { complete?: boolean } = {}): Promise<number> {
     if (finished.length === 0) return 0;
     const byJob = new Map<string, FinishedItem[]>();
-    for (const f of finished) byJob.set(f.jobId, [...(byJob.get(f.jobId) ?? []), f]);
-    let moved = 0;
-    for (const [jobId, group] of byJob) {
-      // Independent writes: the item/counter transaction and the (idempotent) side tables.
-      const [n] = await Promise.all([this.storeJobGroup(jobId, group), this.sideTables(group)]);
-      moved += n;
-      if (opts.complete !== false) await this.checkCompletion(jobId);
+    for (const f of finished) {
+      const group = byJob.get(f.jobId);
+      if (group) group.push(f);
+      else byJob.set(f.jobId, [f]);
     }
-    return moved;
+    // Independent writes: each job's item/counter transaction, and the (idempotent) side tables of
+    // the whole batch in one bulk write each.
+    const [moved] = await Promise.all([
+      Promise.all(
+        [...byJob].map(async ([jobId, group]) => {
+          const r = await this.serially(jobId, () => this.storeJobGroup(jobId, group));
+          // Only the transaction that brought `done` to `total` can complete the job (a replay that
+          // moved nothing re-checks: the crash it replays may have come before the completion).
+          if (opts.complete !== false && (r.moved === 0 || r.done >= r.total)) await this.checkCompletion(jobId);
+          return r.moved;
+        }),
+      ),
+      this.sideTables(finished),
+    ]);
+    return moved.reduce((a, b) => a + b, 0);
   }
 
-  private async storeJobGroup(jobId: string, group: FinishedItem[]): Promise<number> {
+  /**
+   * Runs one job's counter transactions one after another: two at once would only collide on the
+   * job document (a write conflict aborts one, which then retries from the start).
+   */
+  private serially<T>(jobId: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.jobTails.get(jobId) ?? Promise.resolve()).then(fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.jobTails.set(jobId, tail);
+    void tail.then(() => {
+      if (this.jobTails.get(jobId) === tail) this.jobTails.delete(jobId);
+    });
+    return run;
+  }
+
+  /**
+   * One transaction: the items still open move to `done` and the job's counters move by exactly
+   * that many (per status, the bulk write's matched count: a replayed or duplicate item matches
+   * nothing). No read first: MongoDB is the pipeline's bottleneck, and a read per item would cost
+   * it a quarter more work.
+   */
+  private async storeJobGroup(jobId: string, group: FinishedItem[]): Promise<{ moved: number; done: number; total: number }> {
     const now = new Date();
-    let movedTotal = 0;
-    const counted: Array<[string, number]> = [];
+    let out = { moved: 0, done: 0, total: Number.POSITIVE_INFINITY };
+    const counted = new Map<string, number>();
+    const byStatus = new Map<string, FinishedItem[]>();
+    for (const f of group) {
+      const list = byStatus.get(f.result.status);
+      if (list) list.push(f);
+      else byStatus.set(f.result.status, [f]);
+    }
     await this.withTransaction(async (session) => {
-      movedTotal = 0;
-      counted.length = 0;
+      out = { moved: 0, done: 0, total: Number.POSITIVE_INFINITY };
+      counted.clear();
       const inc: Record<string, number> = {};
-      const byStatus = new Map<string, FinishedItem[]>();
-      for (const f of group) byStatus.set(f.result.status, [...(byStatus.get(f.result.status) ?? []), f]);
       for (const [status, list] of byStatus) {
         const res = await this.items.bulkWrite(
           list.map((f) => ({
             updateOne: {
-              filter: { _id: f.itemId, state: { $in: ['queued', 'waiting_retry'] as JobItemDoc['state'][] } },
+              filter: { _id: f.itemId, state: { $in: OPEN_STATES } },
               update: { $set: { state: 'done' as const, result: f.result, attempts: f.attempts, next_attempt_at: null, updated_at: now } },
             },
           })),
@@ -93,21 +135,21 @@ export class ResultStore {
         );
         if (res.matchedCount > 0) {
           inc[`counts.${status}`] = res.matchedCount;
-          movedTotal += res.matchedCount;
-          counted.push([status, res.matchedCount]);
+          out.moved += res.matchedCount;
+          counted.set(status, res.matchedCount);
         }
       }
-      if (movedTotal > 0) await this.jobs.updateOne({ _id: jobId }, { $inc: { done: movedTotal, ...inc }, $set: { updated_at: now } }, { session });
+      if (out.moved === 0) return;
+      const after = await this.jobs.findOneAndUpdate({ _id: jobId }, { $inc: { done: out.moved, ...inc }, $set: { updated_at: now } }, { session, returnDocument: 'after', projection: { done: 1, total: 1 } });
+      out.done = after?.done ?? 0;
+      out.total = after?.total ?? 0;
     });
-    if (this.d.metrics) {
-      for (const f of group) if (counted.some(([s]) => s === f.result.status)) this.d.metrics.verdicts.inc({ status: f.result.status, sub_status: f.result.sub_status });
-    }
-    // Single checks wake their long-polls as soon as their one item is stored (completion follows).
-    return movedTotal;
+    if (this.d.metrics) for (const f of group) if (counted.has(f.result.status)) this.d.metrics.verdicts.inc({ status: f.result.status, sub_status: f.result.sub_status });
+    return out;
   }
 
   /** Latest result per (account, address) and the shared cache: replaces, so a replay is harmless. */
-  private async sideTables(group: FinishedItem[]): Promise<void> {
+  private async sideTables(group: readonly FinishedItem[]): Promise<void> {
     const now = new Date();
     const expires = new Date(now.getTime() + RETENTION_DAYS * DAY_MS);
     await this.d.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).bulkWrite(

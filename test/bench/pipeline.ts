@@ -1,5 +1,5 @@
 // `npm run bench -- pipeline [--addresses 100000] [--domains 2000] [--latency 20] [--seed 1]
-//   [--in-flight 2000] [--metrics] [--keep] [--log debug]`
+//   [--in-flight N (default: the scheduler's MAX_ITEMS_IN_FLIGHT default)] [--heap-mb N] [--metrics] [--keep] [--log debug]`
 // One list job over simulated domains (Zipf sizes; ~10% catch-all, 5% greylisting, 3% dead),
 // 1 scheduler and 2 probe nodes as processes, every SMTP reply and DNS answer `latency` ms late.
 // First the same addresses are driven straight into the probe nodes (no scheduler, queue or
@@ -11,6 +11,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { COLLECTIONS, SUBJECTS, itemId, newId, probeSessionReply, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type ProbeSessionRequest } from '@dv/contracts';
 import { connectMongo } from '@dv/runtime';
 import { applySchema } from '../../infra/src/demo-account.ts';
+import { SCHEDULER_DEFAULTS } from '../../scheduler/src/defaults.ts';
 import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
 import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
 import { startWorld, type DnsRecordInput, type SmtpHostSpecInput, type WorldHandle } from '../../infra/src/world/index.ts';
@@ -30,8 +31,8 @@ const N = Number(args.get('addresses') ?? 100_000);
 const DOMAINS = Number(args.get('domains') ?? 2_000);
 const LATENCY_MS = Number(args.get('latency') ?? 20);
 const SEED = Number(args.get('seed') ?? 1);
-/** The scheduler's MAX_ITEMS_IN_FLIGHT (its default: 2000). */
-const IN_FLIGHT = String(args.get('in-flight') ?? 2_000);
+/** The scheduler's MAX_ITEMS_IN_FLIGHT: its default unless --in-flight says otherwise (read from its defaults, not copied). */
+const IN_FLIGHT = String(args.get('in-flight') ?? SCHEDULER_DEFAULTS.maxItemsInFlight);
 const GREYLIST_S = 1;
 /** The ladder's first step (5 min) scaled to 2 s, past the hosts' 1 s greylisting. */
 const LADDER_SCALE = 2 / 300;
@@ -190,7 +191,11 @@ try {
   await applySchema(mongo.db);
   const logDir = join(dataDir, 'logs');
   const base = { ...stack.env, ...world.env, MONGODB_DB: 'bench_pipeline', LOG_LEVEL: 'warn' };
-  const probeEnv = (id: string, ip: string) => ({ ...base, PROBE_NODE_ID: id, PROBE_SOURCE_IPS: ip, PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test' });
+  // --heap-mb N: V8 heap cap of the scheduler and probe processes, as a container memory limit or
+  // NODE_OPTIONS would set it in a deployment (unset: V8's default, sized from this box's RAM).
+  const heapOpts = args.has('heap-mb') ? [`--max-old-space-size=${Number(args.get('heap-mb'))}`] : [];
+  const nodeOptions = (...more: string[]): Record<string, string> => ([...heapOpts, ...more].length > 0 ? { NODE_OPTIONS: [...heapOpts, ...more].join(' ') } : {});
+  const probeEnv = (id: string, ip: string) => ({ ...base, ...nodeOptions(), PROBE_NODE_ID: id, PROBE_SOURCE_IPS: ip, PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test' });
   procs.push(await startServiceProcess('probe-node', { env: probeEnv('bench-a', '127.0.0.1'), logDir }));
   procs.push(await startServiceProcess('probe-node', { env: probeEnv('bench-b', '127.0.0.2'), logDir }));
   const nc = await connect({ servers: stack.env.NATS_URL });
@@ -202,7 +207,7 @@ try {
   world.reset();
 
   const scheduler = await startServiceProcess('scheduler', {
-    env: { ...base, ...(args.has('prof') ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${args.get('prof')}` } : {}), LOG_LEVEL: args.get('log') ?? 'warn', GREYLIST_LADDER_SCALE: String(LADDER_SCALE), POLITE_SESSIONS_PER_MIN: '100000', MAX_ITEMS_IN_FLIGHT: IN_FLIGHT, FETCH_BATCH: '500' },
+    env: { ...base, ...nodeOptions(...(args.has('prof') ? ['--cpu-prof', `--cpu-prof-dir=${args.get('prof')}`] : [])), LOG_LEVEL: args.get('log') ?? 'warn', GREYLIST_LADDER_SCALE: String(LADDER_SCALE), POLITE_SESSIONS_PER_MIN: '100000', MAX_ITEMS_IN_FLIGHT: IN_FLIGHT, FETCH_BATCH: '500' },
     logDir,
   });
   procs.push(scheduler);

@@ -40,7 +40,7 @@ export class SmtpConnection {
   private failure: SessionFailure | null = null;
   private detachCurrent: () => void = () => undefined;
   private waiter: { resolve: (r: RawReply) => void; reject: (e: SessionFailure) => void } | null = null;
-  private readonly signal: AbortSignal | undefined;
+  private signal: AbortSignal | undefined;
   private readonly onAbort = (): void => this.fail(new SessionFailure('timeout', abortMessage(this.signal)));
   readonly localAddress: string | null;
   readonly remoteAddress: string;
@@ -173,6 +173,22 @@ export class SmtpConnection {
     }
     this.attach(secure);
     return { verified: secure.authorized, protocol: secure.getProtocol() ?? null };
+  }
+
+  /**
+   * Open, not failed, and nothing unread: safe to start another transaction on (a server that
+   * said something while idle, e.g. a 421 before closing, makes it unusable).
+   */
+  get reusable(): boolean {
+    return this.failure === null && this.reader.empty && !this.socket.destroyed;
+  }
+
+  /** Binds the connection to another session's deadline (a kept-open connection taken by a new session). */
+  adopt(signal: AbortSignal | undefined): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.signal = signal;
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (signal?.aborted) this.onAbort();
   }
 
   /** Ends the connection now (idempotent). Pending reads reject with `reason`. */

@@ -74,6 +74,11 @@ export class ReplyReader {
     return reply;
   }
 
+  /** Whether nothing at all is buffered: no complete reply waiting, none begun. */
+  get empty(): boolean {
+    return this.ready.length === 0 && !this.midReply;
+  }
+
   /** Whether a reply has begun but not ended (a close now means the server cut it). */
   get midReply(): boolean {
     return this.partialBytes > 0 || this.pendingLines.length > 0;
