@@ -34,7 +34,10 @@ export class Finisher {
   }
 
   finish(held: HeldItem, result: VerificationResult, attempts: number): void {
-    this.queue.push({ held, finished: { itemId: held.item._id, jobId: held.item.job_id, accountId: held.item.account_id, mode: held.job.mode, result, attempts } });
+    this.queue.push({ held, finished: { itemId: held.item._id, jobId: held.item.job_id, accountId: held.item.account_id, mode: held.mode, result, attempts } });
+    // Its outcome is decided: what the live path needed is not kept through the store backlog.
+    held.syntax = undefined;
+    held.lists = undefined;
     if (this.queue.length >= this.maxBatch) this.flushSoon(0);
     else this.flushSoon(this.coalesceMs);
   }

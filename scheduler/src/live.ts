@@ -17,6 +17,7 @@ const FACT_MEMO_MS = 1_000;
 export type { LiveDeps, LiveItem } from './live-types.ts';
 
 const LEARNED_CACHE_MS = 10_000;
+const LEARNED_CACHE_MAX = 10_000;
 
 export class LivePath {
   readonly politeness: Politeness;
@@ -110,6 +111,9 @@ export class LivePath {
     if (cached && Date.now() - cached.atMs < LEARNED_CACHE_MS) n = cached.n;
     else {
       n = await this.politeness.learnedRcpts(provider.id).catch(() => null);
+      // Self-hosted domains are providers of their own, so the keys grow with every domain seen:
+      // stale entries go once there are many (each is re-read from Redis when needed anyway).
+      if (this.learned.size >= LEARNED_CACHE_MAX) for (const [id, v] of this.learned) if (Date.now() - v.atMs >= LEARNED_CACHE_MS) this.learned.delete(id);
       this.learned.set(provider.id, { n, atMs: Date.now() });
     }
     return limitsFor(provider, this.d.config, n).rcptsPerSession;

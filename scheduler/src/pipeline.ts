@@ -3,11 +3,12 @@
 // to the live path (DNS, batching, politeness, probe).
 import type { Db } from 'mongodb';
 import type { JsMsg } from '@nats-io/jetstream';
-import { COLLECTIONS, itemId, verifyItemMessage, type CacheDoc, type JobDoc, type JobItemDoc } from '@dv/contracts';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { COLLECTIONS, itemId, verifyItemMessage, type CacheDoc, type JobDoc, type JobItemDoc, type VerifyItemMessage } from '@dv/contracts';
 import type { Logger } from '@dv/runtime';
 import { precheck, sandboxResult } from '@dv/verdict';
 import type { Finisher } from './finisher.ts';
-import { releaseHeld, type HeldItem } from './held.ts';
+import { ReplyAcker, releaseHeld, type Acker, type HeldFacts, type HeldItem } from './held.ts';
 import { BatchLoader } from './memo.ts';
 import type { ResultStore } from './store.ts';
 
@@ -16,8 +17,24 @@ const DAY_MS = 86_400_000;
 const STALE_SLACK_MS = 1_000;
 const JOB_CACHE_MS = 2_000;
 
+/** What intake reads of an item: the held facts plus what decides whether to work it (not meta, result, dates). */
+type LoadedItem = HeldFacts & Pick<JobItemDoc, 'state' | 'next_attempt_at'>;
+const ITEM_PROJECTION = { _id: 1, job_id: 1, account_id: 1, email: 1, ref: 1, attempts: 1, source_ip: 1, first_attempt_at: 1, probe_node: 1, state: 1, next_attempt_at: 1 } as const;
+
+/**
+ * A held message is acked through its reply subject (held.ts, ReplyAcker), so the JsMsg itself
+ * (payload, headers, a view pinning its socket read chunk) is not kept. JsMsg's implementation
+ * exposes the reply subject; should a client version not, the message itself is kept.
+ */
+function acker(nc: Pick<NatsConnection, 'publish'>, msg: JsMsg): Acker {
+  const reply = (msg as JsMsg & { reply?: unknown }).reply;
+  return typeof reply === 'string' && reply !== '' ? new ReplyAcker(nc, reply) : msg;
+}
+
 export interface PipelineDeps {
   db: Db;
+  /** The connection messages arrive on: held items are acked through it by reply subject. */
+  nc: Pick<NatsConnection, 'publish'>;
   log: Logger;
   store: ResultStore;
   finisher: Finisher;
@@ -29,19 +46,25 @@ export interface PipelineDeps {
 export class Pipeline {
   private readonly d: PipelineDeps;
   private readonly jobCache = new Map<string, { job: JobDoc; atMs: number }>();
+  /** Job reads under way, shared by every message that needs the job meanwhile. */
+  private readonly jobReads = new Map<string, Promise<JobDoc | null>>();
   /** Items of messages pulled in the same moment are read with one query. */
-  private readonly items: BatchLoader<JobItemDoc>;
+  private readonly items: BatchLoader<LoadedItem>;
 
   constructor(deps: PipelineDeps) {
     this.d = deps;
     this.items = new BatchLoader(async (ids) => {
-      const docs = await deps.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).find({ _id: { $in: ids } }).toArray();
+      const docs = await deps.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).find({ _id: { $in: ids } }, { projection: ITEM_PROJECTION }).toArray() as LoadedItem[];
       return new Map(docs.map((d) => [d._id, d]));
     });
   }
 
-  /** Never throws: a failure releases the message for redelivery. */
-  async onMessage(msg: JsMsg, priority: 'single' | 'list'): Promise<void> {
+  /**
+   * Never throws: a failure releases the message for redelivery. Not async: the JsMsg is parsed
+   * and dropped here, so the item load that follows (which waits behind the store's writes when
+   * MongoDB is busy) holds only the ack handle and the parsed message.
+   */
+  onMessage(msg: JsMsg, priority: 'single' | 'list'): Promise<void> {
     let parsed;
     try {
       parsed = verifyItemMessage.safeParse(msg.json());
@@ -51,9 +74,12 @@ export class Pipeline {
     if (!parsed?.success) {
       this.d.log.error({ subject: msg.subject, seq: msg.seq }, 'malformed VerifyItemMessage; dropped');
       msg.term('malformed');
-      return;
+      return Promise.resolve();
     }
-    const message = parsed.data;
+    return this.admit(acker(this.d.nc, msg), parsed.data, priority);
+  }
+
+  private async admit(msg: Acker, message: VerifyItemMessage, priority: 'single' | 'list'): Promise<void> {
     try {
       const item = await this.items.get(itemId(message.job_id, message.seq));
       if (!item) {
@@ -87,17 +113,30 @@ export class Pipeline {
         msg.ack();
         return;
       }
-      const h: HeldItem = { msg, message, item, job, priority, receivedAtMs: now, redispatches: 0, settled: false };
-      this.route(h);
+      // Only the ack subject and the few fields used later are kept (held.ts, "Memory").
+      const facts: HeldFacts = {
+        _id: item._id,
+        // The job's strings, shared by all its items, instead of a copy per item document.
+        job_id: job._id,
+        account_id: item.account_id === job.account_id ? job.account_id : item.account_id,
+        email: item.email,
+        ref: item.ref,
+        attempts: item.attempts,
+        source_ip: item.source_ip,
+        first_attempt_at: item.first_attempt_at ?? null,
+        probe_node: item.probe_node ?? null,
+      };
+      const h: HeldItem = { msg, item: facts, mode: job.mode, priority, receivedAtMs: now, redispatches: 0, settled: false };
+      this.route(h, job, message);
     } catch (err) {
       this.d.log.error({ err, job_id: message.job_id, seq: message.seq }, 'item intake failed; released');
       msg.nak(1_000);
     }
   }
 
-  private route(h: HeldItem): void {
+  private route(h: HeldItem, job: JobDoc, message: VerifyItemMessage): void {
     const now = new Date();
-    const { item, job } = h;
+    const { item } = h;
     if (job.mode === 'sandbox') {
       this.track(h);
       this.d.finisher.finish(h, sandboxResult(item.email, now, item.ref), 1);
@@ -113,7 +152,9 @@ export class Pipeline {
     h.syntax = pre.syntax;
     h.lists = pre.lists ?? undefined;
     this.track(h);
-    void this.fromCache(h).then(
+    const useCache = !(message.force_fresh || job.force_fresh || message.max_age_days === null);
+    const maxAgeDays = message.max_age_days ?? 0;
+    void (useCache ? this.fromCache(h, maxAgeDays) : Promise.resolve(false)).then(
       (served) => {
         if (!served) this.d.live(h);
       },
@@ -125,10 +166,9 @@ export class Pipeline {
   }
 
   /** Serves a stored verdict when the caller allows its age (max_age_days) and did not ask for fresh. */
-  private async fromCache(h: HeldItem): Promise<boolean> {
-    const { message, item } = h;
-    if (message.force_fresh || h.job.force_fresh || message.max_age_days === null) return false;
-    const since = new Date(Date.now() - message.max_age_days * DAY_MS);
+  private async fromCache(h: HeldItem, maxAgeDays: number): Promise<boolean> {
+    const { item } = h;
+    const since = new Date(Date.now() - maxAgeDays * DAY_MS);
     const hit = await this.d.db.collection<CacheDoc>(COLLECTIONS.verificationCache.name).findOne({ email: item.email.toLowerCase(), checked_at: { $gte: since } });
     if (!hit) return false;
     this.d.finisher.finish(h, { ...hit.result, email: item.email, ref: item.ref, cached: true }, hit.result.attempts);
@@ -137,17 +177,33 @@ export class Pipeline {
 
   private track(h: HeldItem): void {
     this.d.held.add(h);
-    h.onSettle = () => this.d.held.delete(h);
+    h.owner = this.d.held;
   }
 
-  private async job(jobId: string): Promise<JobDoc | null> {
+  /**
+   * The job, re-read at most every JOB_CACHE_MS. Concurrent misses share one read: when the entry
+   * expires, the hundreds of messages of one pull would otherwise each read the job document
+   * (an allocation profile showed these reads as the largest source of promoted garbage, and each
+   * is work for MongoDB, the bottleneck).
+   */
+  private job(jobId: string): Promise<JobDoc | null> {
     const cached = this.jobCache.get(jobId);
-    if (cached && Date.now() - cached.atMs < JOB_CACHE_MS) return cached.job;
-    const job = await this.d.db.collection<JobDoc>(COLLECTIONS.jobs.name).findOne({ _id: jobId });
-    if (job) this.jobCache.set(jobId, { job, atMs: Date.now() });
-    if (this.jobCache.size > 10_000) {
-      for (const [id, v] of this.jobCache) if (Date.now() - v.atMs >= JOB_CACHE_MS) this.jobCache.delete(id);
+    if (cached && Date.now() - cached.atMs < JOB_CACHE_MS) return Promise.resolve(cached.job);
+    let p = this.jobReads.get(jobId);
+    if (!p) {
+      p = this.d.db
+        .collection<JobDoc>(COLLECTIONS.jobs.name)
+        .findOne({ _id: jobId })
+        .then((job) => {
+          if (job) this.jobCache.set(jobId, { job, atMs: Date.now() });
+          if (this.jobCache.size > 10_000) {
+            for (const [id, v] of this.jobCache) if (Date.now() - v.atMs >= JOB_CACHE_MS) this.jobCache.delete(id);
+          }
+          return job;
+        })
+        .finally(() => this.jobReads.delete(jobId));
+      this.jobReads.set(jobId, p);
     }
-    return job;
+    return p;
   }
 }

@@ -1,5 +1,6 @@
 // Intake and the storing path end to end with sandbox items: results, counters, latest results,
 // completion once, events in order with a monotonic per-account seq, verify.done on core NATS.
+import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, SUBJECTS, loadFigures, verifyDoneMessage, type EventDoc, type LatestResultDoc, type VerifyDoneMessage } from '@dv/contracts';
@@ -47,6 +48,11 @@ describe('sandbox items through the same storing path', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(done.filter((d) => d.job_id === job._id)).toContainEqual({ job_id: job._id, kind: 'job', status: 'completed' });
     sub.unsubscribe();
+    // Held messages are acked by reply subject (held.ts): every message acked, none redelivered.
+    const consumer = await (await jetstreamManager(t.nc)).consumers.info('VERIFY', 'scheduler-list');
+    expect(consumer.num_ack_pending).toBe(0);
+    expect(consumer.num_redelivered).toBe(0);
+    expect(consumer.num_pending).toBe(0);
   });
 
   it('single checks carry the result inline; events get consecutive seqs; a replay changes nothing', async () => {

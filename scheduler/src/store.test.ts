@@ -61,7 +61,7 @@ describe('batched result store', () => {
     // Each item finished twice, as when a redelivered message is worked beside the original.
     for (const f of [...finished, ...finished]) {
       const msg = { ack: () => void acks.push(f.itemId), nak: () => undefined, working: () => undefined };
-      const held = { msg, item: { _id: f.itemId, job_id: job._id, account_id: 'acc_store_finisher' }, job: jobDoc, settled: false, redispatches: 0 } as unknown as HeldItem;
+      const held = { msg, item: { _id: f.itemId, job_id: job._id, account_id: 'acc_store_finisher' }, mode: jobDoc.mode, settled: false, redispatches: 0 } as unknown as HeldItem;
       finisher.finish(held, f.result, f.attempts);
     }
     await until(() => finisher.backlog === 0 && acks.length === finished.length * 2, 10_000, 'all acked');

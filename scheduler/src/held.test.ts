@@ -1,0 +1,52 @@
+// Held items are acked through the message's reply subject (held.ts ReplyAcker) instead of keeping
+// the JsMsg: the same protocol bytes JsMsg sends, only one final ack, progress acks until then.
+import { describe, expect, it } from 'vitest';
+import { ReplyAcker, ackHeld, releaseHeld, touchHeld, type HeldItem } from './held.ts';
+
+function recorder() {
+  const sent: Array<[string, string]> = [];
+  return { sent, nc: { publish: (subject: string, data?: string | Uint8Array) => void sent.push([subject, new TextDecoder().decode(data as Uint8Array)]) } };
+}
+
+describe('ReplyAcker', () => {
+  it('sends +WPI until a final +ACK, then nothing', () => {
+    const { sent, nc } = recorder();
+    const a = new ReplyAcker(nc, '$JS.ACK.VERIFY.scheduler-list.1.2.3.4.5');
+    a.working();
+    a.working();
+    a.ack();
+    a.ack();
+    a.nak();
+    a.working();
+    expect(sent).toEqual([
+      ['$JS.ACK.VERIFY.scheduler-list.1.2.3.4.5', '+WPI'],
+      ['$JS.ACK.VERIFY.scheduler-list.1.2.3.4.5', '+WPI'],
+      ['$JS.ACK.VERIFY.scheduler-list.1.2.3.4.5', '+ACK'],
+    ]);
+  });
+
+  it('naks with a delay in nanoseconds, as JsMsg does', () => {
+    const { sent, nc } = recorder();
+    new ReplyAcker(nc, 'r1').nak(1_000);
+    new ReplyAcker(nc, 'r2').nak();
+    new ReplyAcker(nc, 'r3').nak(0);
+    expect(sent).toEqual([
+      ['r1', '-NAK {"delay":1000000000}'],
+      ['r2', '-NAK'],
+      ['r3', '-NAK'],
+    ]);
+  });
+
+  it('a held item leaves its in-flight set once, acked or released, and is not touched after', () => {
+    const { sent, nc } = recorder();
+    const owner = new Set<HeldItem>();
+    const h: HeldItem = { msg: new ReplyAcker(nc, 'r'), item: { _id: 'j:0', job_id: 'j', account_id: 'a', email: 'a@b.c', ref: null, attempts: 0, source_ip: null }, mode: 'live', priority: 'list', receivedAtMs: 0, redispatches: 0, settled: false, owner };
+    owner.add(h);
+    touchHeld(h);
+    ackHeld(h);
+    releaseHeld(h, 1_000);
+    touchHeld(h);
+    expect(owner.size).toBe(0);
+    expect(sent.map(([, p]) => p)).toEqual(['+WPI', '+ACK']);
+  });
+});
