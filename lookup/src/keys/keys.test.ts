@@ -1,6 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeQuotedPrintable, startCaptureRelay, type CaptureRelay } from '../../../packages/notify/src/testing/smtp.ts';
 import { createFakeEngine } from '../testing/fake-engine.ts';
 import { startLookup, type LookupHarness } from '../testing/harness.ts';
 import { LOOKUP_COLLECTIONS, sha256 } from './store.ts';
@@ -8,38 +7,16 @@ import { LOOKUP_COLLECTIONS, sha256 } from './store.ts';
 // The free-key flow end to end through a real SMTP relay (a local smtp-server capturing mail):
 // request → email with link → follow link → key shown once → key works for 100/day → link dead.
 
-interface Captured {
-  from: string;
-  to: string[];
-  raw: string;
-}
-
-let smtp: SMTPServer;
-let relayPort = 0;
-const inbox: Captured[] = [];
+let relay: CaptureRelay;
 let h: LookupHarness;
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        inbox.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
-  relayPort = (smtp.server.address() as AddressInfo).port;
+  relay = await startCaptureRelay();
   h = await startLookup({
     engine: createFakeEngine(),
     label: 'keys',
     env: {
-      SMTP_RELAY_URL: `smtp://127.0.0.1:${relayPort}`,
+      SMTP_RELAY_URL: relay.url,
       MAIL_FROM: 'Lookup <no-reply@lookup.test>',
       PUBLIC_BASE_URL: 'https://lookup.example',
       TRUSTED_PROXIES: '127.0.0.1,::1',
@@ -51,12 +28,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await relay?.close();
 });
 
 /** The link from a captured message (quoted-printable soft breaks and =XX escapes undone). */
 function linkIn(raw: string): string {
-  const decoded = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const decoded = decodeQuotedPrintable(raw);
   const match = /https:\/\/lookup\.example\/v1\/keys\/verify\?token=[A-Za-z0-9_-]{43}/.exec(decoded);
   if (!match) throw new Error(`no link in:\n${decoded}`);
   return match[0];
@@ -74,8 +51,8 @@ describe('free key by email verification', () => {
     expect(res.status).toBe(202);
     expect(await res.json()).toMatchObject({ status: 'sent', email: 'Reader@Example.org' });
 
-    expect(inbox).toHaveLength(1);
-    const mail = inbox[0]!;
+    expect(relay.inbox).toHaveLength(1);
+    const mail = relay.inbox[0]!;
     expect(mail.to.map((a) => a.toLowerCase())).toEqual(['reader@example.org']);
     expect(mail.from).toBe('no-reply@lookup.test');
     const link = linkIn(mail.raw);
@@ -120,7 +97,7 @@ describe('free key by email verification', () => {
 
   it('a new key for the same email replaces the old one and keeps the day count', async () => {
     await requestKey('reader@example.org', '192.0.2.81');
-    const issued = (await (await fetch(local(linkIn(inbox.at(-1)!.raw)))).json()) as { api_key: string };
+    const issued = (await (await fetch(local(linkIn(relay.inbox.at(-1)!.raw)))).json()) as { api_key: string };
     const old = await h.db.collection(LOOKUP_COLLECTIONS.freeKeys.name).countDocuments({ revoked_at: { $ne: null } });
     expect(old).toBe(1);
     const r = await fetch(`${h.url}/v1/meta/limits`, { headers: { Authorization: `Bearer ${issued.api_key}` } });
@@ -129,7 +106,7 @@ describe('free key by email verification', () => {
 
   it('shows the key on an HTML page for a browser', async () => {
     await requestKey('browser@example.org', '192.0.2.82');
-    const page = await fetch(local(linkIn(inbox.at(-1)!.raw)), { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    const page = await fetch(local(linkIn(relay.inbox.at(-1)!.raw)), { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
@@ -137,7 +114,7 @@ describe('free key by email verification', () => {
   });
 
   it('rate-limits requests per email and per IP', async () => {
-    const sent = inbox.length;
+    const sent = relay.inbox.length;
     expect((await requestKey('limited@example.org', '192.0.2.90')).status).toBe(202);
     expect((await requestKey('LIMITED@example.org', '192.0.2.91')).status).toBe(202);
     const perEmail = await requestKey('limited@example.org', '192.0.2.92');
@@ -146,7 +123,7 @@ describe('free key by email verification', () => {
     expect(await perEmail.json()).toMatchObject({ code: 'rate_limited' });
     for (let i = 0; i < 4; i++) expect((await requestKey(`ip${i}@example.org`, '192.0.2.93')).status).toBe(202);
     expect((await requestKey('ip5@example.org', '192.0.2.93')).status).toBe(429);
-    expect(inbox.length).toBe(sent + 6);
+    expect(relay.inbox.length).toBe(sent + 6);
   });
 
   it('refuses bad addresses and bad tokens', async () => {
