@@ -3,7 +3,7 @@ import { COLLECTIONS, KV_BUCKETS, type CacheDoc, type JobDoc, type JobItemDoc } 
 import { revokeApiKey, type Account } from '@dv/accounts';
 import { sandboxResult } from '@dv/verdict';
 import { Kvm } from '@nats-io/kv';
-import { signDownload } from './services/signing.ts';
+import { downloadSignature } from '@dv/notify';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from './testing/harness.ts';
 
 // Every endpoint's happy path and the spec's error table, against real NATS (private), Redis and
@@ -261,7 +261,7 @@ describe('jobs', () => {
     expect(forged.status).toBe(403);
     isProblem(forged, 'forbidden');
     const past = Math.floor(Date.now() / 1000) - 10;
-    const expired = await call(h.url, `/v1/downloads/${jobId}.csv?exp=${past}&sig=${signDownload('test-download-secret-test-download-secret', jobId, past)}`);
+    const expired = await call(h.url, `/v1/downloads/${jobId}.csv?exp=${past}&sig=${downloadSignature(jobId, past, 'test-download-secret-test-download-secret')}`);
     expect(expired.status).toBe(403);
     expect((await call(h.url, `/v1/downloads/${jobId}.csv`)).status).toBe(403);
   });

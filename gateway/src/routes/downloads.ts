@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { isId } from '@dv/contracts';
+import { checkDownloadSignature } from '@dv/notify';
 import { ApiError } from '@dv/runtime';
 import { problemResponse } from '../http/problems.ts';
 import { defineRoute } from '../http/route.ts';
 import { streamCsv } from '../services/export.ts';
-import { checkDownload } from '../services/signing.ts';
 
 // GET /v1/downloads/{job_id}.csv?exp=&sig=: the signed, expiring CSV link (no API key). A forged,
 // malformed or expired link is 403 `forbidden`, checked in constant time before any lookup.
@@ -26,7 +26,7 @@ export const downloadsRoute = defineRoute({
   },
   handle: async ({ ctx, input, res }) => {
     const jobId = input.params.job_id;
-    const verdict = checkDownload(ctx.downloadSecret, jobId, input.query.exp, input.query.sig, Date.now());
+    const verdict = checkDownloadSignature(jobId, input.query.exp, input.query.sig, ctx.downloadSecret);
     if (verdict === 'expired') throw new ApiError('forbidden', 'This download link has expired; get a fresh one from GET /v1/jobs/{job_id} (download_url).');
     if (verdict !== 'ok' || !isId('job', jobId)) throw new ApiError('forbidden', 'This download link is not valid.');
     const job = await ctx.jobs.getAny(jobId);

@@ -1,8 +1,8 @@
 import type { JobDoc, JobItemDoc } from '@dv/contracts';
+import { signDownloadUrl } from '@dv/notify';
 import type { GatewayContext } from '../context.ts';
 import type { LoadView } from './load.ts';
 import { resultOfItem, trimFields, type ResultObject } from './results.ts';
-import { downloadUrl } from './signing.ts';
 import type { ResultField } from '../http/schemas.ts';
 
 // The job status object (spec "Job"; the full field list is our decision, docs/gateway.md).
@@ -73,7 +73,7 @@ export function jobView(ctx: GatewayContext, job: JobDoc, load: LoadView, item?:
     completed_at: iso(job.completed_at),
     status_url: `${base}/v1/jobs/${job._id}`,
     results_url: `${base}/v1/jobs/${job._id}/results`,
-    download_url: downloadUrl(base, ctx.downloadSecret, job._id, exp),
+    download_url: signDownloadUrl(base, job._id, ctx.downloadSecret, exp),
   };
   if (job.kind === 'single' && item?.state === 'done' && item.result) view.result = trimFields(resultOfItem(item), fields);
   return view;

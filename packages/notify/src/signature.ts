@@ -62,8 +62,8 @@ export function verifyWebhookSignature(header: string | null | undefined, rawBod
   return match && Math.abs(nowS - parsed.t) <= toleranceS;
 }
 
-// Signed download links: the same recipe as gateway/src/services/signing.ts, so either side can
-// mint what the other checks: sig = hex HMAC-SHA256(secret, `<job_id>.<exp>`), exp = unix seconds.
+// Signed download links (the gateway mints and checks them, the completion email mints them; one
+// implementation for both): sig = hex HMAC-SHA256(secret, `<job_id>.<exp>`), exp = unix seconds.
 
 export function downloadSignature(jobId: string, expS: number, secret: string): string {
   return hmacHex(secret, `${jobId}.${expS}`);
