@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { keyMatches } from '@dv/accounts';
 import { InvalidClientError, InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { safeEqual, sha256Hex } from './secrets.ts';
 import type { ClientDoc, OAuthStore } from './store.ts';
 
 // Client authentication at the token and revocation endpoints (RFC 6749 §2.3): public clients
@@ -37,7 +37,7 @@ export async function authenticateClient(store: OAuthStore, body: Record<string,
   const secret = basic?.secret ?? bodySecret;
   if (client.client_secret_hash) {
     if (secret === undefined) throw new InvalidClientError('This client must authenticate with its client_secret.');
-    if (!safeEqual(sha256Hex(secret), client.client_secret_hash)) throw new InvalidClientError('Invalid client_secret.');
+    if (!keyMatches(secret, client.client_secret_hash)) throw new InvalidClientError('Invalid client_secret.');
     if (client.client_secret_expires_at && client.client_secret_expires_at < Date.now() / 1000) throw new InvalidClientError('The client_secret has expired; register again.');
   }
   return client;

@@ -1,18 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 // The OAuth credentials we hand out, and how they are checked. Everything stored is a SHA-256 hash
-// (hex): a leaked database holds no usable code, token or client secret. The prefixes make a
-// leaked token recognisable to secret scanners and let the gateway tell a token from an API key.
+// (hex, hashKey of @dv/accounts, as for API keys): a leaked database holds no usable code, token or
+// client secret. The prefixes make a leaked token recognisable to secret scanners and let the
+// gateway tell a token from an API key.
 
 export const TOKEN_PREFIX = { access: 'dv_oat_', refresh: 'dv_ort_', code: 'dv_oac_' } as const;
 export type TokenKind = keyof typeof TOKEN_PREFIX;
 
 export function newSecret(kind: TokenKind): string {
   return TOKEN_PREFIX[kind] + randomBytes(32).toString('base64url');
-}
-
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
 }
 
 export function isAccessToken(presented: string): boolean {

@@ -1,12 +1,14 @@
 import type { Db } from 'mongodb';
+import { hashKey } from '@dv/accounts';
 import { COLLECTIONS, newId } from '@dv/contracts';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { newSecret, sha256Hex } from './secrets.ts';
+import { newSecret } from './secrets.ts';
 
 // Clients, authorization codes and tokens of the OAuth connector flow (docs/oauth.md), in MongoDB
 // so every gateway replica sees the same grants. _id is the SHA-256 of the secret for codes and
-// tokens; a client's secret is stored as a hash beside its public registration.
+// tokens (hashKey of @dv/accounts, as for API keys); a client's secret is stored as a hash beside
+// its public registration.
 
 export interface OAuthTtls {
   codeSeconds: number;
@@ -80,7 +82,7 @@ export class OAuthStore {
   async saveClient(info: OAuthClientInformationFull): Promise<void> {
     const { client_secret: secret, ...rest } = info;
     const doc: ClientDoc = { ...rest, _id: info.client_id, expires_at: this.clientExpiry() };
-    if (secret) doc.client_secret_hash = sha256Hex(secret);
+    if (secret) doc.client_secret_hash = hashKey(secret);
     await this.clients().insertOne(doc);
   }
 
@@ -92,7 +94,7 @@ export class OAuthStore {
   async createCode(c: NewCode): Promise<string> {
     const code = newSecret('code');
     await this.codes().insertOne({
-      _id: sha256Hex(code),
+      _id: hashKey(code),
       grant_id: newId('grant'),
       client_id: c.clientId,
       key_id: c.keyId,
@@ -109,7 +111,7 @@ export class OAuthStore {
 
   /** The unused, unexpired code of this client, or invalid_grant. Does not consume it. */
   async peekCode(clientId: string, code: string): Promise<CodeDoc> {
-    const doc = await this.codes().findOne({ _id: sha256Hex(code) });
+    const doc = await this.codes().findOne({ _id: hashKey(code) });
     if (!doc || doc.client_id !== clientId || doc.expires_at <= new Date()) throw new InvalidGrantError('The authorization code is invalid or expired.');
     if (doc.used_at) {
       // RFC 6749 §4.1.2: a code used twice revokes what it granted (someone else holds a copy).
@@ -122,7 +124,7 @@ export class OAuthStore {
   /** Marks the code used (exactly one caller wins) and returns it. */
   async consumeCode(clientId: string, code: string): Promise<CodeDoc> {
     const doc = await this.codes().findOneAndUpdate(
-      { _id: sha256Hex(code), client_id: clientId, used_at: null, expires_at: { $gt: new Date() } },
+      { _id: hashKey(code), client_id: clientId, used_at: null, expires_at: { $gt: new Date() } },
       { $set: { used_at: new Date() } },
       { returnDocument: 'after' },
     );
@@ -140,8 +142,8 @@ export class OAuthStore {
     const now = Date.now();
     const base = { grant_id: g.grantId, client_id: g.clientId, key_id: g.keyId, account_id: g.accountId, resource: g.resource, scope: g.scope, created_at: new Date(now) };
     await this.tokens().insertMany([
-      { ...base, _id: sha256Hex(access), kind: 'access', expires_at: new Date(now + this.ttl.accessSeconds * 1000) },
-      { ...base, _id: sha256Hex(refresh), kind: 'refresh', expires_at: new Date(now + this.ttl.refreshSeconds * 1000) },
+      { ...base, _id: hashKey(access), kind: 'access', expires_at: new Date(now + this.ttl.accessSeconds * 1000) },
+      { ...base, _id: hashKey(refresh), kind: 'refresh', expires_at: new Date(now + this.ttl.refreshSeconds * 1000) },
     ]);
     await this.clients().updateOne({ _id: g.clientId }, { $set: { expires_at: this.clientExpiry() } });
     return { access_token: access, token_type: 'Bearer', expires_in: this.ttl.accessSeconds, refresh_token: refresh, ...(g.scope ? { scope: g.scope } : {}) };
@@ -149,19 +151,19 @@ export class OAuthStore {
 
   /** Takes a refresh token away (rotation: each refresh token works once) and returns what it held. */
   async takeRefresh(clientId: string, refresh: string): Promise<TokenDoc> {
-    const doc = await this.tokens().findOneAndDelete({ _id: sha256Hex(refresh), kind: 'refresh', client_id: clientId, expires_at: { $gt: new Date() } });
+    const doc = await this.tokens().findOneAndDelete({ _id: hashKey(refresh), kind: 'refresh', client_id: clientId, expires_at: { $gt: new Date() } });
     if (!doc) throw new InvalidGrantError('The refresh token is invalid, expired or already used.');
     return doc;
   }
 
   /** The live access token, or null. */
   async findAccess(token: string): Promise<TokenDoc | null> {
-    return this.tokens().findOne({ _id: sha256Hex(token), kind: 'access', expires_at: { $gt: new Date() } });
+    return this.tokens().findOne({ _id: hashKey(token), kind: 'access', expires_at: { $gt: new Date() } });
   }
 
   /** RFC 7009: revoking either token of a grant ends the whole grant. Unknown tokens are no error. */
   async revokeToken(clientId: string, token: string): Promise<void> {
-    const doc = await this.tokens().findOne({ _id: sha256Hex(token), client_id: clientId });
+    const doc = await this.tokens().findOne({ _id: hashKey(token), client_id: clientId });
     if (doc) await this.revokeGrant(doc.grant_id);
   }
 
