@@ -1,4 +1,4 @@
-import type { Express, Request, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import { parseKey } from '@dv/accounts';
 import { ApiError } from '@dv/runtime';
 import { InvalidRequestError, OAuthError, UnsupportedResponseTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -6,7 +6,7 @@ import type { GatewayContext } from '../context.ts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
 import { consentPage, errorPage, pageHeaders, redirectSource } from '../oauth/consent-page.ts';
 import { openRequest, sealRequest, type AuthorizationRequest } from '../oauth/consent-request.ts';
-import { bodyOf, formBody, methodNotAllowed, oauthHandler } from '../oauth/http.ts';
+import { bodyOf, formBody, methodNotAllowed } from '../oauth/http.ts';
 import { checkResource, pickRedirectUri } from '../oauth/policy.ts';
 import type { ClientDoc } from '../oauth/store.ts';
 
@@ -97,11 +97,24 @@ async function decide(req: Request, res: Response, ctx: GatewayContext): Promise
   redirectTo(res, request.redirect_uri, { code, state: request.state }, ctx);
 }
 
+/**
+ * The consent step answers a browser, so a failure is an error page (never OAuth JSON, and never a
+ * redirect to a URI that may not have been checked yet).
+ */
+function pageHandler(ctx: GatewayContext, what: string, step: (req: Request, res: Response, ctx: GatewayContext) => Promise<void>): RequestHandler {
+  return (req: Request, res: Response) => {
+    step(req, res, ctx).catch((err: unknown) => {
+      ctx.log.error({ err: (err as Error).message }, `${what} failed`);
+      if (res.headersSent) return void res.destroy();
+      showError(res, 503, 'The service could not complete this step; try again in a moment.');
+    });
+  };
+}
+
 export function mountOAuthAuthorize(app: Express, ctx: GatewayContext): void {
-  const failed = (res: Response) => showError(res, 503, 'The service could not complete this step; try again in a moment.');
   app
     .route('/oauth/authorize')
-    .get(oauthHandler(ctx.log, (req, res) => showRequest(req, res, ctx).catch((err: unknown) => (ctx.log.error({ err: (err as Error).message }, 'consent page failed'), failed(res)))))
-    .post(formBody, oauthHandler(ctx.log, (req, res) => decide(req, res, ctx).catch((err: unknown) => (ctx.log.error({ err: (err as Error).message }, 'consent decision failed'), failed(res)))))
+    .get(pageHandler(ctx, 'consent page', showRequest))
+    .post(formBody, pageHandler(ctx, 'consent decision', decide))
     .all(methodNotAllowed('/oauth/authorize', 'GET, HEAD, POST'));
 }
