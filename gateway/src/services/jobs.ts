@@ -149,9 +149,7 @@ export class JobService {
         await this.singleInserts.add({ job, item: this.itemDoc(job, spec.items[0]!, 0) });
         jobStored = true;
         await this.publish(job, spec.items, 0);
-        // The mark only spares the scheduler's sweep a needless republish (the message id makes
-        // that harmless anyway), so the answer does not wait for it.
-        void this.publishedMarks.add(itemId(job._id, 0)).catch((err: Error) => this.o.log.debug({ err: err.message }, 'published mark failed; the sweep will republish'));
+        this.markLater(this.publishedMarks.add(itemId(job._id, 0)));
       } else {
         if (live && n > 0) await this.chargeAndInsert(account, job, n);
         else await this.jobs.insertOne(job);
@@ -206,8 +204,7 @@ export class JobService {
         const slice = items.slice(start, start + batch);
         await this.items.insertMany(slice.map((it, i) => this.itemDoc(job, it, start + i)), { ordered: false });
         await this.publish(job, slice, start);
-        // Not on the answer's path either (see the single-check path): the mark only spares the sweep a republish.
-        void this.markPublished(job, start, slice.length).catch((err: Error) => this.o.log.debug({ err: err.message }, 'published mark failed; the sweep will republish'));
+        this.markLater(this.markPublished(job, start, slice.length));
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.batchConcurrency, starts.length) }, worker));
@@ -232,6 +229,14 @@ export class JobService {
       updated_at: job.created_at,
       expires_at: job.expires_at,
     };
+  }
+
+  /**
+   * A `published` mark only spares the scheduler's sweep a needless republish (the message id makes
+   * that harmless anyway), so no answer waits for it; a failed mark is left to the sweep.
+   */
+  private markLater(mark: Promise<unknown>): void {
+    void mark.catch((err: Error) => this.o.log.debug({ err: err.message }, 'published mark failed; the sweep will republish'));
   }
 
   /** Acked messages: the scheduler's sweep republishes only items still unpublished a minute on (a gateway died mid-way). */
