@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb';
 import { activeKeyById } from '@dv/accounts';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { InvalidGrantError, InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { formField } from './http.ts';
 import { checkResource, OAUTH_SCOPE } from './policy.ts';
 import { pkceS256Matches } from './secrets.ts';
 import type { ClientDoc, OAuthStore } from './store.ts';
@@ -15,15 +16,6 @@ export interface GrantDeps {
   baseUrl: string;
 }
 
-function str(body: Record<string, unknown>, name: string, required: true): string;
-function str(body: Record<string, unknown>, name: string, required?: false): string | undefined;
-function str(body: Record<string, unknown>, name: string, required = false): string | undefined {
-  const v = body[name];
-  if (v === undefined && !required) return undefined;
-  if (typeof v !== 'string' || v.length === 0 || v.length > 2_000) throw new InvalidRequestError(`${name} is ${v === undefined ? 'required' : 'invalid'}.`);
-  return v;
-}
-
 async function requireActiveKey(d: GrantDeps, keyId: string, grantId: string): Promise<void> {
   const found = await activeKeyById(d.db, keyId);
   if (found && found.account.status === 'active') return;
@@ -32,10 +24,10 @@ async function requireActiveKey(d: GrantDeps, keyId: string, grantId: string): P
 }
 
 export async function authorizationCodeGrant(d: GrantDeps, client: ClientDoc, body: Record<string, unknown>): Promise<OAuthTokens> {
-  const code = str(body, 'code', true);
-  const verifier = str(body, 'code_verifier', true);
-  const redirectUri = str(body, 'redirect_uri');
-  const resource = checkResource(d.baseUrl, str(body, 'resource'));
+  const code = formField(body, 'code', true);
+  const verifier = formField(body, 'code_verifier', true);
+  const redirectUri = formField(body, 'redirect_uri');
+  const resource = checkResource(d.baseUrl, formField(body, 'resource'));
   const pending = await d.store.peekCode(client._id, code);
   // PKCE before consuming: a wrong verifier must not burn the code for its rightful owner.
   if (!pkceS256Matches(verifier, pending.code_challenge)) throw new InvalidGrantError('code_verifier does not match the code_challenge.');
@@ -48,8 +40,8 @@ export async function authorizationCodeGrant(d: GrantDeps, client: ClientDoc, bo
 }
 
 export async function refreshTokenGrant(d: GrantDeps, client: ClientDoc, body: Record<string, unknown>): Promise<OAuthTokens> {
-  const refresh = str(body, 'refresh_token', true);
-  const resource = checkResource(d.baseUrl, str(body, 'resource'));
+  const refresh = formField(body, 'refresh_token', true);
+  const resource = checkResource(d.baseUrl, formField(body, 'resource'));
   const old = await d.store.takeRefresh(client._id, refresh);
   await requireActiveKey(d, old.key_id, old.grant_id);
   return d.store.issue({ grantId: old.grant_id, clientId: client._id, keyId: old.key_id, accountId: old.account_id, resource: resource ?? old.resource, scope: OAUTH_SCOPE });

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { OAuthError, ServerError, TemporarilyUnavailableError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidRequestError, OAuthError, ServerError, TemporarilyUnavailableError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { ApiError, type Logger } from '@dv/runtime';
 
 // The OAuth endpoints answer in OAuth's own error shape (RFC 6749 §5.2: {error, error_description}),
@@ -42,6 +42,16 @@ export function oauthHandler(log: Logger, fn: (req: Request, res: Response) => P
 export function bodyOf(req: Request): Record<string, unknown> {
   const b: unknown = req.body;
   return b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
+}
+
+/** One text field of an OAuth request body (1-2,000 characters), or invalid_request. */
+export function formField(body: Record<string, unknown>, name: string, required: true): string;
+export function formField(body: Record<string, unknown>, name: string, required?: false): string | undefined;
+export function formField(body: Record<string, unknown>, name: string, required = false): string | undefined {
+  const v = body[name];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== 'string' || v.length === 0 || v.length > 2_000) throw new InvalidRequestError(`${name} is ${v === undefined ? 'required' : 'invalid'}.`);
+  return v;
 }
 
 /** Other methods on an OAuth path: the gateway's usual 405 problem with Allow. */

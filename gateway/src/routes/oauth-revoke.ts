@@ -1,8 +1,7 @@
 import type { Express } from 'express';
-import { InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { GatewayContext } from '../context.ts';
 import { authenticateClient } from '../oauth/client-auth.ts';
-import { bodyOf, formBody, methodNotAllowed, oauthHandler } from '../oauth/http.ts';
+import { bodyOf, formBody, formField, methodNotAllowed, oauthHandler } from '../oauth/http.ts';
 
 // POST /oauth/revoke (RFC 7009): revoking an access or a refresh token ends the whole grant (both
 // tokens). Unknown or already revoked tokens answer 200 as well, so the endpoint reveals nothing.
@@ -16,8 +15,7 @@ export function mountOAuthRevoke(app: Express, ctx: GatewayContext): void {
         res.setHeader('Access-Control-Allow-Origin', '*');
         const body = bodyOf(req);
         const client = await authenticateClient(ctx.oauth, body, req.headers);
-        if (typeof body.token !== 'string' || body.token.length === 0 || body.token.length > 2_000) throw new InvalidRequestError('token is required.');
-        await ctx.oauth.revokeToken(client._id, body.token);
+        await ctx.oauth.revokeToken(client._id, formField(body, 'token', true));
         res.setHeader('Cache-Control', 'no-store');
         res.status(200).json({});
       }),
