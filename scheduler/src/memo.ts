@@ -1,16 +1,21 @@
 // Small in-process helpers that spare a round trip per item: a short-lived memo of shared (Redis)
 // facts, and a loader that turns many findOne calls of one moment into one `$in` query.
 
-/** Remembers values for `ttlMs`; concurrent misses for one key share one fetch. */
+/**
+ * Remembers values for `ttlMs`; concurrent misses for one key share one fetch. `keep` says which
+ * fetched values are remembered (the others are only shared by the misses in flight).
+ */
 export class Memo<V> {
   private readonly values = new Map<string, { v: V; untilMs: number }>();
   private readonly pending = new Map<string, Promise<V>>();
   private readonly ttlMs: number;
   private readonly maxEntries: number;
+  private readonly keep: (v: V) => boolean;
 
-  constructor(ttlMs: number, maxEntries = 20_000) {
+  constructor(ttlMs: number, maxEntries = 20_000, keep: (v: V) => boolean = () => true) {
     this.ttlMs = ttlMs;
     this.maxEntries = maxEntries;
+    this.keep = keep;
   }
 
   async get(key: string, fetch: () => Promise<V>, ttlMs: number = this.ttlMs): Promise<V> {
@@ -19,6 +24,7 @@ export class Memo<V> {
     let p = this.pending.get(key);
     if (!p) {
       p = fetch().then((v) => {
+        if (!this.keep(v)) return v;
         if (this.values.size >= this.maxEntries) this.values.clear();
         this.values.set(key, { v, untilMs: Date.now() + ttlMs });
         return v;

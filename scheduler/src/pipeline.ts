@@ -9,7 +9,7 @@ import type { Logger } from '@dv/runtime';
 import { precheck, sandboxResult } from '@dv/verdict';
 import type { Finisher } from './finisher.ts';
 import { ReplyAcker, releaseHeld, type Acker, type HeldFacts, type HeldItem } from './held.ts';
-import { BatchLoader } from './memo.ts';
+import { BatchLoader, Memo } from './memo.ts';
 import type { ResultStore } from './store.ts';
 
 const DAY_MS = 86_400_000;
@@ -45,9 +45,8 @@ export interface PipelineDeps {
 
 export class Pipeline {
   private readonly d: PipelineDeps;
-  private readonly jobCache = new Map<string, { job: JobDoc; atMs: number }>();
-  /** Job reads under way, shared by every message that needs the job meanwhile. */
-  private readonly jobReads = new Map<string, Promise<JobDoc | null>>();
+  /** Jobs re-read at most every JOB_CACHE_MS; a missing job is not remembered (it may be being created). */
+  private readonly jobs = new Memo<JobDoc | null>(JOB_CACHE_MS, 10_000, (job) => job !== null);
   /** Items of messages pulled in the same moment are read with one query. */
   private readonly items: BatchLoader<LoadedItem>;
 
@@ -187,23 +186,6 @@ export class Pipeline {
    * is work for MongoDB, the bottleneck).
    */
   private job(jobId: string): Promise<JobDoc | null> {
-    const cached = this.jobCache.get(jobId);
-    if (cached && Date.now() - cached.atMs < JOB_CACHE_MS) return Promise.resolve(cached.job);
-    let p = this.jobReads.get(jobId);
-    if (!p) {
-      p = this.d.db
-        .collection<JobDoc>(COLLECTIONS.jobs.name)
-        .findOne({ _id: jobId })
-        .then((job) => {
-          if (job) this.jobCache.set(jobId, { job, atMs: Date.now() });
-          if (this.jobCache.size > 10_000) {
-            for (const [id, v] of this.jobCache) if (Date.now() - v.atMs >= JOB_CACHE_MS) this.jobCache.delete(id);
-          }
-          return job;
-        })
-        .finally(() => this.jobReads.delete(jobId));
-      this.jobReads.set(jobId, p);
-    }
-    return p;
+    return this.jobs.get(jobId, () => this.d.db.collection<JobDoc>(COLLECTIONS.jobs.name).findOne({ _id: jobId }));
   }
 }
