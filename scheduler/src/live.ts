@@ -26,7 +26,11 @@ export class LivePath {
   private readonly resolver: DnsResolver;
   private readonly batcher: Batcher<LiveItem>;
   private readonly dispatcher: Dispatcher;
-  private readonly learned = new Map<string, { n: number | null; atMs: number }>();
+  /**
+   * Learned RCPT limits per provider. Self-hosted domains are providers of their own, so the keys
+   * grow with every domain seen: bounded like every memo (each is re-read from Redis when needed).
+   */
+  private readonly learned = new Memo<number | null>(LEARNED_CACHE_MS, LEARNED_CACHE_MAX);
   private stopping = false;
   private readonly catchAll = new Memo<boolean>(FACT_MEMO_MS);
   private readonly mxDown = new Memo<number>(FACT_MEMO_MS);
@@ -106,16 +110,7 @@ export class LivePath {
   }
 
   private async rcptLimit(provider: ProviderRow): Promise<number> {
-    const cached = this.learned.get(provider.id);
-    let n: number | null;
-    if (cached && Date.now() - cached.atMs < LEARNED_CACHE_MS) n = cached.n;
-    else {
-      n = await this.politeness.learnedRcpts(provider.id).catch(() => null);
-      // Self-hosted domains are providers of their own, so the keys grow with every domain seen:
-      // stale entries go once there are many (each is re-read from Redis when needed anyway).
-      if (this.learned.size >= LEARNED_CACHE_MAX) for (const [id, v] of this.learned) if (Date.now() - v.atMs >= LEARNED_CACHE_MS) this.learned.delete(id);
-      this.learned.set(provider.id, { n, atMs: Date.now() });
-    }
+    const n = await this.learned.get(provider.id, () => this.politeness.learnedRcpts(provider.id).catch(() => null));
     return limitsFor(provider, this.d.config, n).rcptsPerSession;
   }
 
