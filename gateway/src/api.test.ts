@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, KV_BUCKETS, type CacheDoc, type JobDoc, type JobItemDoc } from '@dv/contracts';
+import { COLLECTIONS, KV_BUCKETS, cacheId, type CacheDoc, type JobDoc, type JobItemDoc } from '@dv/contracts';
 import { revokeApiKey, type Account } from '@dv/accounts';
 import { sandboxResult } from '@dv/verdict';
 import { Kvm } from '@nats-io/kv';
@@ -128,7 +128,7 @@ describe('POST /v1/verify', () => {
   it('max_age_days serves a fresh-enough cached result, free; force_fresh does not', async () => {
     const b = await h.account({ credits: 5 });
     const result = sandboxResult('cached@example.com', new Date(Date.now() - 2 * 86_400_000));
-    await h.db.collection<CacheDoc>(COLLECTIONS.verificationCache.name).insertOne({ email: 'cached@example.com', result, checked_at: new Date(Date.now() - 2 * 86_400_000), expires_at: new Date(Date.now() + 86_400_000) });
+    await h.db.collection<CacheDoc>(COLLECTIONS.verificationCache.name).insertOne({ _id: cacheId('cached@example.com'), email: 'cached@example.com', result, checked_at: new Date(Date.now() - 2 * 86_400_000), expires_at: new Date(Date.now() + 86_400_000) });
     const hit = await call(h.url, '/v1/verify', { key: b.live, body: { email: 'cached@example.com', max_age_days: 3, ref: 'r' } });
     expect(hit.status).toBe(200);
     expect(hit.body.result).toMatchObject({ cached: true, ref: 'r', status: 'deliverable' });

@@ -4,7 +4,7 @@
 import type { Db } from 'mongodb';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { COLLECTIONS, itemId, verifyItemMessage, type CacheDoc, type JobDoc, type JobItemDoc, type VerifyItemMessage } from '@dv/contracts';
+import { COLLECTIONS, cacheId, itemId, verifyItemMessage, type CacheDoc, type JobDoc, type JobItemDoc, type VerifyItemMessage } from '@dv/contracts';
 import type { Logger } from '@dv/runtime';
 import { precheck, sandboxResult } from '@dv/verdict';
 import type { Finisher } from './finisher.ts';
@@ -168,7 +168,7 @@ export class Pipeline {
   private async fromCache(h: HeldItem, maxAgeDays: number): Promise<boolean> {
     const { item } = h;
     const since = new Date(Date.now() - maxAgeDays * DAY_MS);
-    const hit = await this.d.db.collection<CacheDoc>(COLLECTIONS.verificationCache.name).findOne({ email: item.email.toLowerCase(), checked_at: { $gte: since } });
+    const hit = await this.d.db.collection<CacheDoc>(COLLECTIONS.verificationCache.name).findOne({ _id: cacheId(item.email), checked_at: { $gte: since } });
     if (!hit) return false;
     this.d.finisher.finish(h, { ...hit.result, email: item.email, ref: item.ref, cached: true }, hit.result.attempts);
     return true;

@@ -3,7 +3,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, SUBJECTS, loadFigures, verifyDoneMessage, type EventDoc, type LatestResultDoc, type VerifyDoneMessage } from '@dv/contracts';
+import { COLLECTIONS, SUBJECTS, latestResultId, loadFigures, verifyDoneMessage, type EventDoc, type LatestResultDoc, type VerifyDoneMessage } from '@dv/contracts';
 import { createTestJob, itemsOf, publishItems, waitForJob } from './testing/jobs.ts';
 import { startHarness, until, type Harness } from './testing/harness.ts';
 
@@ -38,7 +38,7 @@ describe('sandbox items through the same storing path', () => {
       ['done', 'syntax'],
     ]);
     expect(items[0]!.result!.ref).toBe('ref-0');
-    const latest = await t.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).findOne({ account_id: 'acc_sbx', email: 'anna@example.com' });
+    const latest = await t.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).findOne({ _id: latestResultId('acc_sbx', 'anna@example.com') });
     expect(latest?.result.status).toBe('deliverable');
     // Sandbox answers never reach the shared cache.
     expect(await t.db.collection(COLLECTIONS.verificationCache.name).countDocuments({})).toBe(0);

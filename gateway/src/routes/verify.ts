@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COLLECTIONS, itemId, newId, type CacheDoc, type JobItemDoc } from '@dv/contracts';
+import { COLLECTIONS, cacheId, itemId, newId, type CacheDoc, type JobItemDoc } from '@dv/contracts';
 import { checkSyntax, sandboxResult, verdict } from '@dv/verdict';
 import type { GatewayContext } from '../context.ts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
@@ -105,10 +105,10 @@ async function verify(ctx: GatewayContext, caller: Caller, b: z.output<typeof bo
   return { status: 202, body: queued, headers: { 'Retry-After': String(retryAfter), Location: queued.status_url } };
 }
 
-// The shared cache is keyed by the lower-cased address (as the scheduler stores it).
+// The shared cache is keyed by the case-folded address (cacheId, as the scheduler stores it).
 async function fromCache(ctx: GatewayContext, email: string, days: number, now: Date): Promise<CacheDoc['result'] | null> {
   const since = new Date(now.getTime() - days * 24 * 60 * 60 * 1000);
-  const doc = await ctx.db.collection<CacheDoc>(COLLECTIONS.verificationCache.name).findOne({ email: email.toLowerCase(), checked_at: { $gte: since } });
+  const doc = await ctx.db.collection<CacheDoc>(COLLECTIONS.verificationCache.name).findOne({ _id: cacheId(email), checked_at: { $gte: since } });
   return doc?.result ?? null;
 }
 

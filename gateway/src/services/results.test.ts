@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { COLLECTIONS, type LatestResultDoc } from '@dv/contracts';
+import { COLLECTIONS, latestResultId, type LatestResultDoc } from '@dv/contracts';
 import type { MongoDependency } from '@dv/runtime';
 import { sandboxResult } from '@dv/verdict';
 import { isolatedMongo } from '../../../test/helpers.ts';
@@ -27,7 +27,7 @@ it('answers concurrent lookups of several accounts each with its own latest resu
   for (const account of ['acc_a', 'acc_b', 'acc_c']) {
     for (let i = 0; i < 20; i++) {
       const email = `u${i}@example.com`;
-      docs.push({ account_id: account, email, result: sandboxResult(email, now), job_id: `job_${account}_${i}`, checked_at: now, expires_at: new Date(now.getTime() + 86_400_000) });
+      docs.push({ _id: latestResultId(account, email), account_id: account, email, result: sandboxResult(email, now), job_id: `job_${account}_${i}`, checked_at: now, expires_at: new Date(now.getTime() + 86_400_000) });
     }
   }
   await mongo.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).insertMany(docs);

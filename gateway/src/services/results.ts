@@ -1,5 +1,5 @@
 import type { Db, Filter } from 'mongodb';
-import { COLLECTIONS, type JobItemDoc, type LatestResultDoc } from '@dv/contracts';
+import { COLLECTIONS, latestResultId, type JobItemDoc, type LatestResultDoc } from '@dv/contracts';
 import type { VerificationResult } from '@dv/verdict';
 import type { ResultField } from '../http/schemas.ts';
 import { Coalescer } from './coalescer.ts';
@@ -53,16 +53,10 @@ export class ResultStore {
   }
 
   private async readLatest(batch: Array<{ accountId: string; email: string }>): Promise<Array<LatestResultDoc | null>> {
-    const byAccount = new Map<string, Set<string>>();
-    for (const b of batch) {
-      const set = byAccount.get(b.accountId) ?? new Set<string>();
-      set.add(b.email);
-      byAccount.set(b.accountId, set);
-    }
-    const or = [...byAccount].map(([account_id, emails]) => ({ account_id, email: { $in: [...emails] } }));
-    const docs = await this.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).find(or.length === 1 ? or[0]! : { $or: or }).toArray();
-    const found = new Map(docs.map((d) => [`${d.account_id}\n${d.email}`, d]));
-    return batch.map((b) => found.get(`${b.accountId}\n${b.email}`) ?? null);
+    const ids = batch.map((b) => latestResultId(b.accountId, b.email));
+    const docs = await this.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).find({ _id: { $in: [...new Set(ids)] } }).toArray();
+    const found = new Map(docs.map((d) => [d._id, d]));
+    return ids.map((id) => found.get(id) ?? null);
   }
 
   get items() {

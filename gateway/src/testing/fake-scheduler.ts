@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type ConsumerMessages } from '@nats-io/jetstream';
-import { COLLECTIONS, RETENTION_DAYS, SUBJECTS, itemId, newId, verifyItemMessage, type EventDoc, type JobDoc, type JobItemDoc, type LatestResultDoc } from '@dv/contracts';
+import { COLLECTIONS, RETENTION_DAYS, SUBJECTS, itemId, latestResultId, newId, verifyItemMessage, type EventDoc, type JobDoc, type JobItemDoc, type LatestResultDoc } from '@dv/contracts';
 import { sandboxResult } from '@dv/verdict';
 
 // A stand-in for the scheduler in gateway tests: it consumes the VERIFY durables of a private
@@ -61,7 +61,7 @@ export async function store(nc: NatsConnection, db: Db, msg: ReturnType<typeof v
   if (upd.modifiedCount === 0) return;
   const job = await jobs.findOneAndUpdate({ _id: msg.job_id }, { $inc: { done: 1, [`counts.${result.status}`]: 1 }, $set: { updated_at: now } }, { returnDocument: 'after' });
   const expires = new Date(now.getTime() + RETENTION_DAYS * DAY_MS);
-  await db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).replaceOne({ account_id: msg.account_id, email: msg.email }, { account_id: msg.account_id, email: msg.email, result, job_id: msg.job_id, checked_at: now, expires_at: expires }, { upsert: true });
+  await db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).replaceOne({ _id: latestResultId(msg.account_id, result.email) }, { account_id: msg.account_id, email: result.email, result, job_id: msg.job_id, checked_at: now, expires_at: expires }, { upsert: true });
   if (!job || job.done < job.total) return;
   const completed = await jobs.updateOne({ _id: job._id, status: 'running' }, { $set: { status: 'completed', completed_at: now } });
   if (completed.modifiedCount === 0) return;

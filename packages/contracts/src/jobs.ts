@@ -99,7 +99,13 @@ export interface JobItemDoc {
   expires_at: Date;
 }
 
+/**
+ * Keyed by `_id` (latestResultId, cacheId), not by a unique secondary index: the scheduler
+ * replaces one of each per finished item, and MongoDB's upsert by `_id` alone costs about a third
+ * of an upsert matched through a secondary index (docs/scheduler.md, "Benchmark").
+ */
 export interface LatestResultDoc {
+  _id: string; // latestResultId(account_id, email)
   account_id: string;
   email: string;
   result: VerificationResult;
@@ -110,6 +116,7 @@ export interface LatestResultDoc {
 
 /** Shared across accounts: only the probe-derived verdict, never ref/meta. */
 export interface CacheDoc {
+  _id: string; // cacheId(email)
   email: string;
   result: VerificationResult;
   checked_at: Date;
@@ -142,6 +149,10 @@ export const LEDGER_IDS = {
 } as const;
 
 export const itemId = (jobId: string, seq: number) => `${jobId}:${seq}`;
+/** An account's latest result for an address (the address as stored in `result.email`). */
+export const latestResultId = (accountId: string, email: string) => `${accountId}:${email}`;
+/** The shared cache holds one entry per address, case folded. */
+export const cacheId = (email: string) => email.toLowerCase();
 
 /** The JetStream subject an item of this job travels on (single checks before list items). */
 export function verifySubjectFor(job: Pick<JobDoc, 'kind'>): string {

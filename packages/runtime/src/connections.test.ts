@@ -66,6 +66,20 @@ describe('declared collections and indexes', () => {
     expect(keyIndexes.find((ix) => ix.name === 'prefix')?.unique).toBe(true);
     expect(RETENTION_DAYS).toBe(30);
   });
+
+  it('drops indexes an earlier version declared and leaves the data', async () => {
+    const col = mongo.db.collection('upgrade_test');
+    await col.createIndex({ account_id: 1, email: 1 }, { name: 'account_email', unique: true });
+    await col.insertOne({ _id: 'acc:a@example.com' as never, account_id: 'acc', email: 'a@example.com' });
+    const def = { name: 'upgrade_test', indexes: [{ key: { expires_at: 1 as const }, name: 'ttl_expires_at', expireAfterSeconds: 0 }], dropped: ['account_email'] };
+    await ensureCollections(mongo.db, [def]);
+    await ensureCollections(mongo.db, [def]); // already gone: no error
+    expect((await col.indexes()).map((ix) => ix.name).sort()).toEqual(['_id_', 'ttl_expires_at']);
+    // The unique (account, email) rule no longer holds; the `_id` key carries it now.
+    await col.insertOne({ _id: 'other' as never, account_id: 'acc', email: 'a@example.com' });
+    expect(await col.countDocuments({})).toBe(2);
+    await col.drop();
+  });
 });
 
 describe('redis connection', () => {

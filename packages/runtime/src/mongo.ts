@@ -21,13 +21,21 @@ export async function connectMongo(url: string, dbName: string): Promise<MongoDe
   };
 }
 
-/** Creates every declared collection and index; existing ones are left as they are (idempotent). */
+/**
+ * Creates every declared collection and index; existing ones are left as they are, and indexes a
+ * definition lists as dropped are removed where they remain (idempotent).
+ */
 export async function ensureCollections(db: Db, defs: readonly CollectionDef[]): Promise<void> {
   const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
   for (const def of defs) {
     if (!existing.has(def.name)) await db.createCollection(def.name).catch((err: { code?: number }) => {
       if (err.code !== 48) throw err; // 48: NamespaceExists, another replica created it first
     });
+    for (const name of def.dropped ?? []) {
+      await db.collection(def.name).dropIndex(name).catch((err: { code?: number }) => {
+        if (err.code !== 27) throw err; // 27: IndexNotFound, already gone
+      });
+    }
     if (def.indexes.length === 0) continue;
     await db.collection(def.name).createIndexes(
       def.indexes.map((ix) => ({
