@@ -90,8 +90,8 @@ export const SCHEDULER_DEFAULTS = {
   /** SWEEP_BATCH: retries re-enqueued per sweep per replica. */
   sweepBatch: 500,
   /**
-   * UNPUBLISHED_AFTER_MS: an item still unpublished this long after it was stored belongs to a
-   * gateway that died mid-publish; the sweep publishes it. Kept under JetStream's 2-minute
+   * UNPUBLISHED_AFTER_MS: a job whose publish mark (JobDoc.unpublished) has not moved this long
+   * belongs to a gateway that died mid-publish; the sweep publishes its remaining items. Kept under JetStream's 2-minute
    * duplicate window (config caps it at 110 s) so a message that did go out is deduplicated.
    */
   unpublishedAfterMs: 60_000,

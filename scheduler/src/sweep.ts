@@ -1,7 +1,7 @@
 // Periodic sweeps, safe to run on every replica at once:
 // - retries: parked items that are due go back onto JetStream (message id `<item>:a<attempts>`, so
 //   two replicas sweeping the same item publish one message), then turn `queued`;
-// - unpublished: items a gateway stored but died before publishing go onto JetStream;
+// - unpublished: items of jobs whose gateway died before publishing them all go onto JetStream;
 // - deadlines: running jobs past `deadline_at` end their leftover items unknown/deadline, refund
 //   them once (ledger id refund:<job>:deadline) and complete. `deadline_settled: false` marks a
 //   sweep in progress, so a replica dying part-way is finished by the next sweep, and no other
@@ -85,19 +85,26 @@ export class Sweeper {
   }
 
   /**
-   * Items a gateway stored but did not live to publish. Their message id is the item id, the one
-   * the gateway would have used, and the age threshold sits inside JetStream's duplicate window,
-   * so an item whose message did go out (the gateway died before marking it) is not queued twice.
+   * Items a gateway stored but did not live to publish: jobs whose publish mark (JobDoc.unpublished)
+   * has not moved for UNPUBLISHED_AFTER_MS. Their queued items from the mark on go out with the
+   * item id as message id, the one the gateway used, and the age threshold sits inside JetStream's
+   * duplicate window, so a message that did go out (the gateway died before moving the mark) is
+   * not queued twice. At most SWEEP_BATCH items per job and tick; the mark moves past them.
    */
   async unpublished(): Promise<number> {
     const cutoff = new Date(Date.now() - this.d.config.UNPUBLISHED_AFTER_MS);
-    const stranded = await this.items.find({ published: false, created_at: { $lte: cutoff } }).sort({ created_at: 1 }).limit(this.d.config.SWEEP_BATCH).toArray();
-    if (stranded.length === 0) return 0;
-    const jobs = await this.jobsOf(stranded);
-    await this.republish(stranded.filter((item) => jobs.get(item.job_id)?.status === 'running' && item.state === 'queued').map((item) => ({ job: jobs.get(item.job_id)!, item, msgID: item._id })));
-    await this.items.updateMany({ _id: { $in: stranded.map((item) => item._id) }, published: false }, { $set: { published: true } });
-    this.d.log.warn({ items: stranded.length }, 'republished items a gateway had stored but not published');
-    return stranded.length;
+    const stalled = await this.jobs.find({ 'unpublished.at': { $lte: cutoff } }).limit(50).toArray();
+    let republished = 0;
+    for (const job of stalled) {
+      const from = job.unpublished?.from_seq ?? 0;
+      const items = job.status === 'running' ? await this.items.find({ job_id: job._id, seq: { $gte: from }, state: 'queued' }).sort({ seq: 1 }).limit(this.d.config.SWEEP_BATCH).toArray() : [];
+      await this.republish(items.map((item) => ({ job, item, msgID: item._id })));
+      republished += items.length;
+      const more = items.length === this.d.config.SWEEP_BATCH;
+      await this.jobs.updateOne({ _id: job._id, unpublished: { $type: 'object' } }, more ? { $max: { 'unpublished.from_seq': items.at(-1)!.seq + 1 } } : { $set: { unpublished: null } });
+    }
+    if (republished > 0) this.d.log.warn({ items: republished, jobs: stalled.length }, 'republished items a gateway had stored but not published');
+    return republished;
   }
 
   /** The jobs of these items, one query. */

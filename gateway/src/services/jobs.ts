@@ -54,11 +54,22 @@ async function settleEach(n: number, write: Promise<unknown>): Promise<Array<Err
   return out;
 }
 
+/**
+ * How far from the start a job's items are all published, given the batches (by first seq) acked
+ * so far: batches finish out of order when several run at once, and the mark may only cover an
+ * unbroken run from seq 0.
+ */
+export function publishedPrefix(finishedStarts: ReadonlySet<number>, from: number, batch: number, total: number): number {
+  let prefix = from;
+  while (prefix < total && finishedStarts.has(prefix)) prefix = Math.min(total, prefix + batch);
+  return prefix;
+}
+
 export class JobService {
   private readonly o: JobServiceOptions;
   /** Free single checks: their job and item documents, many requests per round trip. */
   private readonly singleInserts: Coalescer<{ job: JobDoc; item: JobItemDoc }, undefined>;
-  /** ...and their published marks. */
+  /** ...and their published marks (JobDoc.unpublished cleared), many jobs per round trip. */
   private readonly publishedMarks: Coalescer<string, undefined>;
 
   constructor(opts: JobServiceOptions) {
@@ -81,7 +92,7 @@ export class JobService {
     this.publishedMarks = new Coalescer({
       ...group,
       flush: async (ids) => {
-        await this.items.updateMany({ _id: { $in: ids } }, { $set: { published: true } });
+        await this.jobs.updateMany({ _id: { $in: ids } }, { $set: { unpublished: null } });
         return ids.map(() => undefined);
       },
     });
@@ -138,6 +149,7 @@ export class JobService {
       created_at: now,
       updated_at: now,
       completed_at: null,
+      unpublished: { from_seq: 0, at: now },
       expires_at: new Date(now.getTime() + RETENTION_DAYS * DAY_MS),
     };
     const t0 = performance.now();
@@ -149,7 +161,7 @@ export class JobService {
         await this.singleInserts.add({ job, item: this.itemDoc(job, spec.items[0]!, 0) });
         jobStored = true;
         await this.publish(job, spec.items, 0);
-        this.markLater(this.publishedMarks.add(itemId(job._id, 0)));
+        this.markLater(this.publishedMarks.add(job._id));
       } else {
         if (live && n > 0) await this.chargeAndInsert(account, job, n);
         else await this.jobs.insertOne(job);
@@ -191,12 +203,16 @@ export class JobService {
   /**
    * Items go in batches; each batch is published as soon as it is stored (a message must never
    * reach the scheduler before its item exists), and batches run a few at a time, so MongoDB
-   * inserts and JetStream acks overlap.
+   * inserts and JetStream acks overlap. As batches finish, the job's mark moves past every batch
+   * finished so far from the start (JobDoc.unpublished), one update per batch, in order.
    */
   private async storeAndPublish(job: JobDoc, items: IntakeItem[]): Promise<void> {
     const batch = this.o.itemInsertBatch;
     const starts: number[] = [];
     for (let s = 0; s < items.length; s += batch) starts.push(s);
+    const finished = new Set<number>();
+    let prefix = 0;
+    let marks: Promise<void> = Promise.resolve();
     let next = 0;
     const worker = async () => {
       while (next < starts.length) {
@@ -204,10 +220,19 @@ export class JobService {
         const slice = items.slice(start, start + batch);
         await this.items.insertMany(slice.map((it, i) => this.itemDoc(job, it, start + i)), { ordered: false });
         await this.publish(job, slice, start);
-        this.markLater(this.markPublished(job, start, slice.length));
+        finished.add(start);
+        const before = prefix;
+        prefix = publishedPrefix(finished, prefix, batch, items.length);
+        if (prefix > before) {
+          const through = prefix;
+          // A failed mark must not stop later ones (each is logged by markLater).
+          marks = marks.catch(() => undefined).then(() => this.markPublished(job, through));
+          this.markLater(marks);
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.batchConcurrency, starts.length) }, worker));
+    if (items.length === 0) this.markLater(this.markPublished(job, 0));
   }
 
   private itemDoc(job: JobDoc, it: IntakeItem, seq: number): JobItemDoc {
@@ -220,7 +245,6 @@ export class JobService {
       ref: it.ref,
       meta: it.meta,
       state: 'queued',
-      published: false,
       result: null,
       attempts: 0,
       next_attempt_at: null,
@@ -239,10 +263,17 @@ export class JobService {
     void mark.catch((err: Error) => this.o.log.debug({ err: err.message }, 'published mark failed; the sweep will republish'));
   }
 
-  /** Acked messages: the scheduler's sweep republishes only items still unpublished a minute on (a gateway died mid-way). */
-  private async markPublished(job: JobDoc, firstSeq: number, count: number): Promise<void> {
-    if (count === 0) return;
-    await this.items.updateMany({ job_id: job._id, seq: { $gte: firstSeq, $lt: firstSeq + count } }, { $set: { published: true } });
+  /**
+   * Every message below `through` was acked: the scheduler's sweep republishes only from there, and
+   * only for a job whose mark has not moved for a minute (its gateway died part-way). Monotonic
+   * ($max), and never brought back once cleared.
+   */
+  private async markPublished(job: JobDoc, through: number): Promise<void> {
+    if (through >= job.total) {
+      await this.jobs.updateOne({ _id: job._id }, { $set: { unpublished: null } });
+      return;
+    }
+    await this.jobs.updateOne({ _id: job._id, unpublished: { $type: 'object' } }, { $max: { 'unpublished.from_seq': through }, $set: { 'unpublished.at': new Date() } });
   }
 
   private async publish(job: JobDoc, items: IntakeItem[], firstSeq: number): Promise<void> {

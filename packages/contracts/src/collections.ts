@@ -53,6 +53,8 @@ export const COLLECTIONS = {
       { key: { status: 1, 'notify.attempts': 1 }, name: 'notify_untried', partialFilterExpression: { notify_email: true } },
       // Jobs whose deadline sweep started but has not finished (a replica died part-way).
       { key: { deadline_settled: 1 }, name: 'deadline_unsettled', partialFilterExpression: { deadline_settled: false } },
+      // Jobs whose messages may not all have gone out (JobDoc.unpublished): the scheduler's sweep.
+      { key: { 'unpublished.at': 1 }, name: 'unpublished_due', partialFilterExpression: { 'unpublished.at': { $type: 'date' } } },
       expiresAt,
     ],
   },
@@ -63,10 +65,10 @@ export const COLLECTIONS = {
       { key: { job_id: 1, email: 1 }, name: 'job_email', unique: true },
       // The greylist ladder's durable wait: items due for another attempt.
       { key: { state: 1, next_attempt_at: 1 }, name: 'state_due' },
-      // Items a gateway stored but did not live to publish (the scheduler's sweep republishes them).
-      { key: { created_at: 1 }, name: 'unpublished', partialFilterExpression: { published: false } },
       expiresAt,
     ],
+    // Per-item `published: false` marks until 2026-11-22; the mark is on the job now (JobDoc.unpublished).
+    dropped: ['unpublished'],
   },
   // Both keyed by `_id` (latestResultId, cacheId in jobs.ts); their unique secondary indexes of
   // earlier versions made every per-item upsert about three times dearer.

@@ -63,8 +63,21 @@ export interface JobDoc {
   deadline_settled?: boolean;
   /** Added (scheduler): the deadline refund has been added to credits_refunded (exactly once). */
   deadline_refunded?: boolean;
+  /**
+   * Added (gateway): present while some of the job's messages may not have gone out. Every item
+   * below `from_seq` is known published (JetStream acked); `at` is the last progress. A job whose
+   * `at` is older than the scheduler's UNPUBLISHED_AFTER_MS belongs to a gateway that died
+   * part-way: the sweep publishes its queued items from `from_seq` on. Null once all are acked.
+   * Kept on the job, not per item: a mark per item cost MongoDB as much as inserting the item.
+   */
+  unpublished?: UnpublishedMark | null;
   /** Retention: created_at + 30 days (TTL index). */
   expires_at: Date;
+}
+
+export interface UnpublishedMark {
+  from_seq: number;
+  at: Date;
 }
 
 export type ItemState = 'queued' | 'waiting_retry' | 'done' | 'canceled';
@@ -85,11 +98,6 @@ export interface JobItemDoc {
   next_attempt_at: Date | null;
   /** Source IP of the first probe, reused for greylist retries (postgrey keys on the client /24). */
   source_ip: string | null;
-  /**
-   * False from insert until the item's JetStream message is acked. An item a dead gateway left
-   * unpublished is republished by the scheduler's sweep (docs/data-model.md). Absent on old items.
-   */
-  published?: boolean;
   /** Added (scheduler): when the first probe attempt was made; the greylist ladder counts from it. */
   first_attempt_at?: Date | null;
   /** Added (scheduler): the probe node of the last attempt (greylist retries prefer its source IP). */
