@@ -1,7 +1,7 @@
 // A gateway that dies between storing a job's items and publishing them must not strand them:
 // the sweep publishes the queued items from the job's publish mark on, once, and the job completes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, type JobDoc, type JobItemDoc } from '@dv/contracts';
+import { COLLECTIONS, type JobDoc } from '@dv/contracts';
 import { createTestJob, itemsOf, publishItems, waitForJob } from './testing/jobs.ts';
 import { startHarness, type Harness } from './testing/harness.ts';
 
@@ -15,7 +15,6 @@ afterAll(async () => {
   await t?.stop();
 });
 
-const items = () => t.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name);
 const jobs = () => t.db.collection<JobDoc>(COLLECTIONS.jobs.name);
 /** What a gateway that died part-way leaves: a mark at `fromSeq` that last moved a while ago. */
 const strand = (jobId: string, fromSeq: number) => jobs().updateOne({ _id: jobId }, { $set: { unpublished: { from_seq: fromSeq, at: new Date(Date.now() - 1_000) } } });
