@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { jetstream } from '@nats-io/jetstream';
 import type { Registry } from 'prom-client';
-import type { Logger } from '@dv/runtime';
+import { JetStreamPublisher, type Logger } from '@dv/runtime';
 import type { GatewayConfig } from './config.ts';
 import { GATEWAY_DEFAULTS as D } from './defaults.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
@@ -54,7 +53,7 @@ export interface ContextOptions {
 export function createGatewayContext(o: ContextOptions): GatewayContext {
   const prefix = o.config.REDIS_KEY_PREFIX;
   const limits: Limits = new Limits({ redis: o.redis, prefix, slotMaxAgeSeconds: D.inFlightSlotMaxAgeSeconds, runningJobs: (acc, kind): Promise<string[]> => jobs.runningJobIds(acc, kind) });
-  const jobs: JobService = new JobService({ db: o.db, js: jetstream(o.nc), limits, log: o.log, itemInsertBatch: D.itemInsertBatch, batchConcurrency: D.batchConcurrency, singleWriteBatchMax: D.singleWriteBatchMax, singleWriteInFlight: D.singleWriteInFlight });
+  const jobs: JobService = new JobService({ db: o.db, publisher: new JetStreamPublisher(o.nc), limits, log: o.log, itemInsertBatch: D.itemInsertBatch, batchConcurrency: D.batchConcurrency, singleWriteBatchMax: D.singleWriteBatchMax, singleWriteInFlight: D.singleWriteInFlight });
   const waiter = new DoneWaiter(o.nc);
   const oauth = new OAuthStore(o.db, { codeSeconds: D.oauthCodeTtlSeconds, accessSeconds: D.oauthAccessTokenTtlSeconds, refreshSeconds: D.oauthRefreshTokenTtlSeconds, clientUnusedSeconds: D.oauthClientUnusedTtlSeconds });
   return {

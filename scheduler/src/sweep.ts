@@ -7,11 +7,10 @@
 //   sweep in progress, so a replica dying part-way is finished by the next sweep, and no other
 //   path completes the job before its refund is recorded.
 import type { Db } from 'mongodb';
-import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { addCredits } from '@dv/accounts';
 import { COLLECTIONS, LEDGER_IDS, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc } from '@dv/contracts';
-import type { Logger } from '@dv/runtime';
+import { JetStreamPublisher, type Logger } from '@dv/runtime';
 import { checkSyntax, verdict } from '@dv/verdict';
 import type { SchedulerConfig } from './config.ts';
 import type { SchedulerMetrics } from './metrics.ts';
@@ -30,9 +29,11 @@ export class Sweeper {
   private readonly d: SweeperDeps;
   private timer: NodeJS.Timeout | null = null;
   private busy = false;
+  private readonly publisher: JetStreamPublisher;
 
   constructor(deps: SweeperDeps) {
     this.d = deps;
+    this.publisher = new JetStreamPublisher(deps.nc);
   }
 
   start(): void {
@@ -116,9 +117,8 @@ export class Sweeper {
 
   /** Publishes with their acks pipelined; throws (the tick retries) unless every one was acked. */
   private async republish(msgs: ReadonlyArray<{ job: JobDoc; item: JobItemDoc; msgID: string }>): Promise<void> {
-    const js = jetstream(this.d.nc);
     const enqueuedAt = new Date().toISOString();
-    await Promise.all(msgs.map(({ job, item, msgID }) => js.publish(verifySubjectFor(job), JSON.stringify(verifyItemMessageFor(job, item, enqueuedAt)), { msgID })));
+    await Promise.all(msgs.map(({ job, item, msgID }) => this.publisher.publish(verifySubjectFor(job), JSON.stringify(verifyItemMessageFor(job, item, enqueuedAt)), { msgID })));
   }
 
   async deadlines(): Promise<void> {

@@ -202,7 +202,7 @@ export function mountErrorHandlers(app: Express, ctx: GatewayContext): void {
 
 // A server we depend on is down or slow: a temporary condition (spec: 502/503/504, retry with
 // backoff), never a 500.
-const UNAVAILABLE = new Set(['MongoServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError', 'MaxRetriesPerRequestError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'NoRespondersError']);
+const UNAVAILABLE = new Set(['MongoServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError', 'MaxRetriesPerRequestError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'NoRespondersError', 'JetStreamPublishError']);
 
 function dependencyError(err: unknown, ctx: GatewayContext): ApiError | null {
   const e = err as { name?: string; message?: string };

@@ -32,7 +32,7 @@ export function toolError(code: ConstructorParameters<typeof ApiError>[0], detai
 
 // The same mapping as the REST error handler: a backing service that is down or slow is a
 // temporary condition, anything else unexpected is logged and reported without internals.
-const UNAVAILABLE = /^(Mongo\w*Error|MaxRetriesPerRequestError|ClosedConnectionError|DrainingConnectionError|ConnectionError|NoRespondersError)$/;
+const UNAVAILABLE = /^(Mongo\w*Error|MaxRetriesPerRequestError|ClosedConnectionError|DrainingConnectionError|ConnectionError|NoRespondersError|JetStreamPublishError)$/;
 
 export function errorResult(err: unknown, ctx: GatewayContext): CallToolResult {
   if (err instanceof ApiError) return problemResult(err);

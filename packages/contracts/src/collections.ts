@@ -60,15 +60,19 @@ export const COLLECTIONS = {
   },
   jobItems: {
     name: 'job_items',
+    // Every item is inserted once and stored once, so each index here is paid on the API's and the
+    // scheduler's hottest writes: only what a query needs. Until 2026-11-22 the items also had a
+    // unique (job_id, email) index that no query used (the gateway removes duplicates before
+    // inserting), an index on (state, next_attempt_at) holding every item rather than only the
+    // parked ones, and a partial index for per-item `published` flags (now JobDoc.unpublished):
+    // without them a 25,000-item insert costs MongoDB about a third less (docs/data-model.md).
     indexes: [
       { key: { job_id: 1, seq: 1 }, name: 'job_seq', unique: true },
-      { key: { job_id: 1, email: 1 }, name: 'job_email', unique: true },
-      // The greylist ladder's durable wait: items due for another attempt.
-      { key: { state: 1, next_attempt_at: 1 }, name: 'state_due' },
+      // The greylist ladder's durable wait: parked items due for another attempt.
+      { key: { state: 1, next_attempt_at: 1 }, name: 'retry_due', partialFilterExpression: { state: 'waiting_retry' } },
       expiresAt,
     ],
-    // Per-item `published: false` marks until 2026-11-22; the mark is on the job now (JobDoc.unpublished).
-    dropped: ['unpublished'],
+    dropped: ['unpublished', 'job_email', 'state_due'],
   },
   // Both keyed by `_id` (latestResultId, cacheId in jobs.ts); their unique secondary indexes of
   // earlier versions made every per-item upsert about three times dearer.

@@ -9,3 +9,4 @@ export * from './redis.ts';
 export * from './mongo.ts';
 export * from './shutdown.ts';
 export * from './service.ts';
+export * from './js-publisher.ts';
