@@ -18,9 +18,11 @@ export const SCHEDULER_DEFAULTS = {
    * MAX_ITEMS_IN_FLIGHT: un-acked items one replica holds while working on them (finished items
    * waiting for MongoDB count in STORE_BACKLOG_MAX instead); bounds memory and leaves work for
    * other replicas. By Little's law it caps throughput at this many over an item's time in the
-   * live path (~1 s with the 250 ms window): above what one replica's store sustains.
+   * live path (~1-1.5 s with the 250 ms window, more while connections are new). 3,000: once
+   * the store got cheaper (2026-11-22) 2,000 became the limit (pipeline bench 0.61 against
+   * 0.66-0.69 with 3,000 at the same hour; peak RSS 215 -> 219-229 MB).
    */
-  maxItemsInFlight: 2_000,
+  maxItemsInFlight: 3_000,
   /** SINGLE_RESERVE: extra in-flight room only single checks may use, so a full list queue never blocks them. */
   singleReserve: 200,
   /**

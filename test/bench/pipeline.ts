@@ -7,9 +7,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream } from '@nats-io/jetstream';
 import { COLLECTIONS, SUBJECTS, itemId, newId, probeSessionReply, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type ProbeSessionRequest } from '@dv/contracts';
-import { connectMongo } from '@dv/runtime';
+import { JetStreamPublisher, connectMongo } from '@dv/runtime';
 import { applySchema } from '../../infra/src/demo-account.ts';
 import { SCHEDULER_DEFAULTS } from '../../scheduler/src/defaults.ts';
 import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
@@ -245,7 +244,8 @@ try {
     }
   }, 500);
   const t0 = Date.now();
-  const js = jetstream(nc);
+  // Published as the gateway publishes a job's items (acks matched on one inbox).
+  const js = new JetStreamPublisher(nc);
   for (let i = 0; i < N; i += 1_000) {
     await Promise.all(
       built.emails.slice(i, i + 1_000).map((email, k) => {
