@@ -38,10 +38,16 @@ export const GATEWAY_DEFAULTS = {
    * many writes in flight. Alone, a request's write goes out at once (no added latency).
    */
   singleWriteBatchMax: 256,
-  singleWriteInFlight: 2,
-  /** The same for GET /v1/lookup's reads: lookups answered by one query, queries in flight. */
+  /**
+   * One write in flight: the next group waits and grows instead of running beside it. Measured
+   * with the bench's MongoDB (under wine, where concurrent operations cost far more CPU): 1 gave
+   * 1,573-1,790 sandbox checks/s and p99 29-39 ms at half rate in three runs, 2 gave 1,135-1,234
+   * and 33-84 ms in four (docs/gateway.md, "Hot paths").
+   */
+  singleWriteInFlight: 1,
+  /** The same for GET /v1/lookup's reads: lookups answered by one query, queries in flight (1: 8,453-9,547 req/s against 5,797-7,833 with 2). */
   lookupReadBatchMax: 256,
-  lookupReadInFlight: 2,
+  lookupReadInFlight: 1,
 
   /** Rejected rows listed in a job creation response; the rest are only counted (a 50 MB file can hold a million bad rows). */
   invalidListedMax: 1_000,
