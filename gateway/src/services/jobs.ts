@@ -149,7 +149,8 @@ export class JobService {
       created_at: now,
       updated_at: now,
       completed_at: null,
-      unpublished: { from_seq: 0, at: now },
+      // Nothing to publish, nothing to watch: a job without items starts with no mark.
+      unpublished: n > 0 ? { from_seq: 0, at: now } : null,
       expires_at: new Date(now.getTime() + RETENTION_DAYS * DAY_MS),
     };
     const t0 = performance.now();
@@ -232,7 +233,6 @@ export class JobService {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.batchConcurrency, starts.length) }, worker));
-    if (items.length === 0) this.markLater(this.markPublished(job, 0));
   }
 
   private itemDoc(job: JobDoc, it: IntakeItem, seq: number): JobItemDoc {
