@@ -354,6 +354,34 @@ describe('reads', () => {
     isProblem(await call(h.url, '/v1/lookup', { key: a.sandbox }), 'validation_error');
   });
 
+  it('GET /v1/lookup keeps live and sandbox results apart and matches the address in any case', async () => {
+    const b = await h.account({ credits: 10 });
+    const sbx = await call(h.url, '/v1/verify', { key: b.sandbox, body: { email: 'Mixed.Case@Example.com', wait: 10 } });
+    expect(sbx.status).toBe(200);
+    // A sandbox answer never shows through the live key of the same account.
+    isProblem(await call(h.url, '/v1/lookup?email=mixed.case@example.com', { key: b.live }), 'not_found');
+    const seenBySandbox = await call(h.url, '/v1/lookup?email=MIXED.CASE@example.COM', { key: b.sandbox });
+    expect(seenBySandbox.status).toBe(200);
+    expect(seenBySandbox.body.result.email).toBe('Mixed.Case@example.com');
+
+    const live = await call(h.url, '/v1/verify', { key: b.live, body: { email: 'only.live@example.com', wait: 10 } });
+    expect(live.status).toBe(200);
+    isProblem(await call(h.url, '/v1/lookup?email=only.live@example.com', { key: b.sandbox }), 'not_found');
+    expect((await call(h.url, '/v1/lookup?email=Only.Live@example.com', { key: b.live })).status).toBe(200);
+
+    // Both modes checked the same address: each key reads its own job's result.
+    const liveJob = (await call(h.url, '/v1/verify', { key: b.live, body: { email: 'both@example.com', wait: 0 } })).body.job_id as string;
+    const sandboxJob = (await call(h.url, '/v1/verify', { key: b.sandbox, body: { email: 'BOTH@example.com', wait: 0 } })).body.job_id as string;
+    for (const [key, job] of [[b.live, liveJob], [b.sandbox, sandboxJob]] as const) {
+      let r = await call(h.url, '/v1/lookup?email=both@example.com', { key });
+      for (let i = 0; i < 50 && (r.status !== 200 || r.body.job_id !== job); i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        r = await call(h.url, '/v1/lookup?email=both@example.com', { key });
+      }
+      expect(r.body.job_id).toBe(job);
+    }
+  });
+
   it('GET /v1/events: every finished job once, in order, with a cursor', async () => {
     const b = await h.account();
     const j1 = await call(h.url, '/v1/verify', { key: b.sandbox, body: { email: 'e1@example.com', wait: 10 } });

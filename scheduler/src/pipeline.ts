@@ -1,15 +1,16 @@
 // The first steps of every item: parse, load, skip what is already settled, then the answers that
-// need no SMTP session (syntax/list prechecks, sandbox table, shared cache). Everything else goes
-// to the live path (DNS, batching, politeness, probe).
+// need no SMTP session (syntax/list prechecks, sandbox table or stored sandbox result, shared
+// cache). Everything else goes to the live path (DNS, batching, politeness, probe).
 import type { Db } from 'mongodb';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { COLLECTIONS, cacheId, itemId, verifyItemMessage, type CacheDoc, type JobDoc, type JobItemDoc, type VerifyItemMessage } from '@dv/contracts';
 import type { Logger } from '@dv/runtime';
-import { precheck, sandboxResult } from '@dv/verdict';
+import { precheck } from '@dv/verdict';
 import type { Finisher } from './finisher.ts';
 import { ReplyAcker, releaseHeld, type Acker, type HeldFacts, type HeldItem } from './held.ts';
 import { BatchLoader, Memo } from './memo.ts';
+import { sandboxAnswer } from './sandbox.ts';
 import type { ResultStore } from './store.ts';
 
 const DAY_MS = 86_400_000;
@@ -136,9 +137,17 @@ export class Pipeline {
   private route(h: HeldItem, job: JobDoc, message: VerifyItemMessage): void {
     const now = new Date();
     const { item } = h;
+    const useCache = !(message.force_fresh || job.force_fresh || message.max_age_days === null);
     if (job.mode === 'sandbox') {
       this.track(h);
-      this.d.finisher.finish(h, sandboxResult(item.email, now, item.ref), 1);
+      const ask = { accountId: item.account_id, email: item.email, ref: item.ref, maxAgeDays: useCache ? (message.max_age_days ?? 0) : null };
+      void sandboxAnswer(this.d.db, ask, now).then(
+        (a) => this.d.finisher.finish(h, a.result, a.attempts),
+        (err: unknown) => {
+          this.d.log.error({ err }, 'stored sandbox result lookup failed; releasing');
+          releaseHeld(h, 1_000);
+        },
+      );
       return;
     }
     const pre = precheck(item.email, now, item.ref);
@@ -151,7 +160,6 @@ export class Pipeline {
     h.syntax = pre.syntax;
     h.lists = pre.lists ?? undefined;
     this.track(h);
-    const useCache = !(message.force_fresh || job.force_fresh || message.max_age_days === null);
     const maxAgeDays = message.max_age_days ?? 0;
     void (useCache ? this.fromCache(h, maxAgeDays) : Promise.resolve(false)).then(
       (served) => {

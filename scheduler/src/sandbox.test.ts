@@ -38,8 +38,11 @@ describe('sandbox items through the same storing path', () => {
       ['done', 'syntax'],
     ]);
     expect(items[0]!.result!.ref).toBe('ref-0');
-    const latest = await t.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).findOne({ _id: latestResultId('acc_sbx', 'anna@example.com') });
+    const latest = await t.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).findOne({ _id: latestResultId('acc_sbx', 'sandbox', 'anna@example.com') });
     expect(latest?.result.status).toBe('deliverable');
+    expect(latest?.mode).toBe('sandbox');
+    // Stored under the sandbox mode only: a live key's lookup of the same account finds nothing.
+    expect(await t.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).countDocuments({ _id: latestResultId('acc_sbx', 'live', 'anna@example.com') })).toBe(0);
     // Sandbox answers never reach the shared cache.
     expect(await t.db.collection(COLLECTIONS.verificationCache.name).countDocuments({})).toBe(0);
     const events = await t.db.collection<EventDoc>(COLLECTIONS.events.name).find({ job_id: job._id }).toArray();
@@ -75,6 +78,47 @@ describe('sandbox items through the same storing path', () => {
     expect(job.done).toBe(2);
     expect(job.counts.deliverable).toBe(2);
     expect(await t.db.collection(COLLECTIONS.events.name).countDocuments({ account_id: 'acc_seq' })).toBe(3);
+  });
+
+  it('a repeat with max_age_days is served from the stored sandbox result with cached: true, never from or into the live cache', async () => {
+    const first = await createTestJob(t.db, t.nc, ['Repeat.Catchall@example.com'], { mode: 'sandbox', accountId: 'acc_rep', kind: 'single' });
+    await waitForJob(t.db, first.job._id);
+    const [stored] = await itemsOf(t.db, first.job._id);
+    expect(stored!.result).toMatchObject({ sub_status: 'catch_all', cached: false });
+
+    // Same address in another case, allowed a day of age: the stored answer, marked cached, keeping its check time.
+    const again = await createTestJob(t.db, t.nc, ['repeat.catchall@example.com'], { mode: 'sandbox', accountId: 'acc_rep', kind: 'single', maxAgeDays: 1 });
+    await waitForJob(t.db, again.job._id);
+    const [served] = await itemsOf(t.db, again.job._id);
+    expect(served!.result).toMatchObject({ email: 'repeat.catchall@example.com', ref: 'ref-0', sub_status: 'catch_all', cached: true, checked_at: stored!.result!.checked_at });
+
+    // Without max_age_days, or with force_fresh, the table answers afresh.
+    const plain = await createTestJob(t.db, t.nc, ['repeat.catchall@example.com'], { mode: 'sandbox', accountId: 'acc_rep', kind: 'single' });
+    const forced = await createTestJob(t.db, t.nc, ['repeat.catchall@example.com'], { mode: 'sandbox', accountId: 'acc_rep', kind: 'single', maxAgeDays: 1, forceFresh: true });
+    await waitForJob(t.db, plain.job._id);
+    await waitForJob(t.db, forced.job._id);
+    expect((await itemsOf(t.db, plain.job._id))[0]!.result!.cached).toBe(false);
+    expect((await itemsOf(t.db, forced.job._id))[0]!.result!.cached).toBe(false);
+
+    // Another account, or a stored result older than max_age_days, is not served.
+    const other = await createTestJob(t.db, t.nc, ['repeat.catchall@example.com'], { mode: 'sandbox', accountId: 'acc_rep_other', kind: 'single', maxAgeDays: 1 });
+    await waitForJob(t.db, other.job._id);
+    expect((await itemsOf(t.db, other.job._id))[0]!.result!.cached).toBe(false);
+    const old = new Date(Date.now() - 3 * 86_400_000);
+    await t.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).updateOne({ _id: latestResultId('acc_rep', 'sandbox', 'repeat.catchall@example.com') }, { $set: { checked_at: old } });
+    const stale = await createTestJob(t.db, t.nc, ['repeat.catchall@example.com'], { mode: 'sandbox', accountId: 'acc_rep', kind: 'single', maxAgeDays: 2 });
+    await waitForJob(t.db, stale.job._id);
+    expect((await itemsOf(t.db, stale.job._id))[0]!.result!.cached).toBe(false);
+
+    // An `unknown` sandbox answer is not served again, as the live cache keeps none.
+    const u1 = await createTestJob(t.db, t.nc, ['who.unknown@example.com'], { mode: 'sandbox', accountId: 'acc_rep', kind: 'single' });
+    await waitForJob(t.db, u1.job._id);
+    const u2 = await createTestJob(t.db, t.nc, ['who.unknown@example.com'], { mode: 'sandbox', accountId: 'acc_rep', kind: 'single', maxAgeDays: 1 });
+    await waitForJob(t.db, u2.job._id);
+    expect((await itemsOf(t.db, u2.job._id))[0]!.result!.cached).toBe(false);
+
+    // The stored sandbox result never becomes a live cache entry.
+    expect(await t.db.collection(COLLECTIONS.verificationCache.name).countDocuments({})).toBe(0);
   });
 
   it('publishes load figures to the LOAD bucket every interval', async () => {

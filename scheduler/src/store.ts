@@ -161,8 +161,8 @@ export class ResultStore {
     await this.d.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).bulkWrite(
       group.map((f) => ({
         replaceOne: {
-          filter: { _id: latestResultId(f.accountId, f.result.email) },
-          replacement: { account_id: f.accountId, email: f.result.email, result: f.result, job_id: f.jobId, checked_at: new Date(f.result.checked_at), expires_at: expires },
+          filter: { _id: latestResultId(f.accountId, f.mode, f.result.email) },
+          replacement: { account_id: f.accountId, mode: f.mode, email: f.result.email, result: f.result, job_id: f.jobId, checked_at: new Date(f.result.checked_at), expires_at: expires },
           upsert: true,
         },
       })),

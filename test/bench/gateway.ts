@@ -36,7 +36,7 @@ await db.collection<Account>(COLLECTIONS.accounts.name).updateOne({ _id: account
 const live = (await createApiKey(db, account._id, 'bench-live', 'live')).key;
 const sandbox = (await createApiKey(db, account._id, 'bench-sandbox', 'sandbox')).key;
 const now = new Date();
-await db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).insertOne({ _id: latestResultId(account._id, 'known@example.com'), account_id: account._id, email: 'known@example.com', result: sandboxResult('known@example.com', now), job_id: 'job_01m80dbqat1jtnsfaxsce0tkew', checked_at: now, expires_at: new Date(now.getTime() + RETENTION_DAYS * 86_400_000) });
+await db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).insertOne({ _id: latestResultId(account._id, 'live', 'known@example.com'), account_id: account._id, mode: 'live', email: 'known@example.com', result: sandboxResult('known@example.com', now), job_id: 'job_01m80dbqat1jtnsfaxsce0tkew', checked_at: now, expires_at: new Date(now.getTime() + RETENTION_DAYS * 86_400_000) });
 
 say('starting the gateway and a bare node:http server');
 const gateway = await startServiceProcess('gateway', { env: { ...stack.env, MONGODB_DB: dbName, LOG_LEVEL: 'warn', REDIS_KEY_PREFIX: 'bench:' }, logDir: join(dataDir, 'logs') });

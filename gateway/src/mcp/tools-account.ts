@@ -19,7 +19,7 @@ export function registerAccountTools(server: McpServer, env: ToolEnv): void {
       title: 'Latest stored result for an address',
       description:
         'Returns the most recent verification result this account already has for an address (from any earlier check or job), with the job_id it came from. Free and instant; checks nothing new. ' +
-        'Use it before verify_email to avoid paying twice; a not_found error means the address was never checked on this account.',
+        'Use it before verify_email to avoid paying twice; a not_found error means the address was never checked on this account with a key of this mode (live and sandbox results are kept apart).',
       inputSchema: { email: z.string().min(1).max(320).describe('The address, e.g. "jane.doe@example.com".') },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -59,8 +59,9 @@ export function registerAccountTools(server: McpServer, env: ToolEnv): void {
     },
     () =>
       guarded(ctx, async () => {
-        const { body } = await invoke<{ load: string; advice: string; seconds_per_single: number; seconds_per_1000: number; queue: { depth: number } }>(env, statusRoute, {});
-        return ok(`Load ${body.load}: ${body.advice} About ${body.seconds_per_single} s per single check, ${body.seconds_per_1000} s per 1000 addresses; ${body.queue.depth} queued.`, body);
+        const { body } = await invoke<{ load: string; advice: string; seconds_per_single: number | null; seconds_per_1000: number | null; queue: { depth: number } }>(env, statusRoute, {});
+        const speed = body.seconds_per_single != null && body.seconds_per_1000 != null ? ` About ${body.seconds_per_single} s per single check, ${body.seconds_per_1000} s per 1000 addresses;` : ' No time estimate;';
+        return ok(`Load ${body.load}: ${body.advice}${speed} ${body.queue.depth} queued.`, body);
       }),
   );
 }

@@ -1,5 +1,5 @@
 import type { Db, Filter } from 'mongodb';
-import { COLLECTIONS, latestResultId, type JobItemDoc, type LatestResultDoc } from '@dv/contracts';
+import { COLLECTIONS, latestResultId, type JobItemDoc, type KeyModeName, type LatestResultDoc } from '@dv/contracts';
 import type { VerificationResult } from '@dv/verdict';
 import type { ResultField } from '../http/schemas.ts';
 import { Coalescer } from './coalescer.ts';
@@ -36,6 +36,12 @@ export function itemsFilter(jobId: string, f: ResultsFilter, afterSeq?: number):
   return q as Filter<JobItemDoc>;
 }
 
+interface LatestAsk {
+  accountId: string;
+  mode: KeyModeName;
+  email: string;
+}
+
 export interface ResultStoreOptions {
   /** Group reads of GET /v1/lookup: lookups per query, queries in flight. */
   lookupBatchMax: number;
@@ -45,15 +51,15 @@ export interface ResultStoreOptions {
 export class ResultStore {
   private readonly db: Db;
   /** Lookups arriving while a query is in flight are answered by the next one, together. */
-  private readonly latestReads: Coalescer<{ accountId: string; email: string }, LatestResultDoc | null>;
+  private readonly latestReads: Coalescer<LatestAsk, LatestResultDoc | null>;
 
   constructor(db: Db, opts: ResultStoreOptions) {
     this.db = db;
     this.latestReads = new Coalescer({ maxBatch: opts.lookupBatchMax, maxInFlight: opts.lookupInFlight, flush: (batch) => this.readLatest(batch) });
   }
 
-  private async readLatest(batch: Array<{ accountId: string; email: string }>): Promise<Array<LatestResultDoc | null>> {
-    const ids = batch.map((b) => latestResultId(b.accountId, b.email));
+  private async readLatest(batch: LatestAsk[]): Promise<Array<LatestResultDoc | null>> {
+    const ids = batch.map((b) => latestResultId(b.accountId, b.mode, b.email));
     const docs = await this.db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).find({ _id: { $in: [...new Set(ids)] } }).toArray();
     const found = new Map(docs.map((d) => [d._id, d]));
     return ids.map((id) => found.get(id) ?? null);
@@ -78,9 +84,12 @@ export class ResultStore {
     return this.items.findOne({ job_id: jobId, seq: 0 });
   }
 
-  /** The account's latest result for an address (unique per account and address). */
-  async latest(accountId: string, email: string): Promise<LatestResultDoc | null> {
-    return this.latestReads.add({ accountId, email });
+  /**
+   * The account's latest result for an address from keys of this mode (unique per account, mode
+   * and case-folded address): a live key never sees a sandbox answer, nor the reverse.
+   */
+  async latest(accountId: string, mode: KeyModeName, email: string): Promise<LatestResultDoc | null> {
+    return this.latestReads.add({ accountId, mode, email });
   }
 }
 

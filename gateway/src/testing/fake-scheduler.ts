@@ -61,7 +61,7 @@ export async function store(nc: NatsConnection, db: Db, msg: ReturnType<typeof v
   if (upd.modifiedCount === 0) return;
   const job = await jobs.findOneAndUpdate({ _id: msg.job_id }, { $inc: { done: 1, [`counts.${result.status}`]: 1 }, $set: { updated_at: now } }, { returnDocument: 'after' });
   const expires = new Date(now.getTime() + RETENTION_DAYS * DAY_MS);
-  await db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).replaceOne({ _id: latestResultId(msg.account_id, result.email) }, { account_id: msg.account_id, email: result.email, result, job_id: msg.job_id, checked_at: now, expires_at: expires }, { upsert: true });
+  await db.collection<LatestResultDoc>(COLLECTIONS.latestResults.name).replaceOne({ _id: latestResultId(msg.account_id, msg.mode, result.email) }, { account_id: msg.account_id, mode: msg.mode, email: result.email, result, job_id: msg.job_id, checked_at: now, expires_at: expires }, { upsert: true });
   if (!job || job.done < job.total) return;
   const completed = await jobs.updateOne({ _id: job._id, status: 'running' }, { $set: { status: 'completed', completed_at: now } });
   if (completed.modifiedCount === 0) return;

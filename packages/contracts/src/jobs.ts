@@ -71,6 +71,13 @@ export interface JobDoc {
    * Kept on the job, not per item: a mark per item cost MongoDB as much as inserting the item.
    */
   unpublished?: UnpublishedMark | null;
+  /**
+   * Added (gateway): SHA-256 (base64url) of the Idempotency-Key of the request that created the job.
+   * Unique per account (index account_idem_key): a retry of that request finds this job and its
+   * charge instead of making a second. Unset once the key's 24 h window has passed and the key
+   * is used again.
+   */
+  idem_key?: string;
   /** Retention: created_at + 30 days (TTL index). */
   expires_at: Date;
 }
@@ -113,8 +120,10 @@ export interface JobItemDoc {
  * of an upsert matched through a secondary index (docs/scheduler.md, "Benchmark").
  */
 export interface LatestResultDoc {
-  _id: string; // latestResultId(account_id, email)
+  _id: string; // latestResultId(account_id, mode, email)
   account_id: string;
+  /** The mode of the key whose job produced it: a live key never reads a sandbox answer, nor the reverse. */
+  mode: KeyModeName;
   email: string;
   result: VerificationResult;
   job_id: string;
@@ -154,11 +163,17 @@ export const LEDGER_IDS = {
   charge: (jobId: string) => `charge:${jobId}`,
   refundCancel: (jobId: string) => `refund:${jobId}:cancel`,
   refundDeadline: (jobId: string) => `refund:${jobId}:deadline`,
+  /** Items charged for but never stored (the gateway failed part-way): the sweep refunds the gap once. */
+  refundUnstored: (jobId: string) => `refund:${jobId}:unstored`,
 } as const;
 
 export const itemId = (jobId: string, seq: number) => `${jobId}:${seq}`;
-/** An account's latest result for an address (the address as stored in `result.email`). */
-export const latestResultId = (accountId: string, email: string) => `${accountId}:${email}`;
+/**
+ * An account's latest result for an address, per key mode (sandbox answers never show through a
+ * live key, nor the reverse), the address case folded as jobs deduplicate it (Bob@x and bob@x are
+ * one address to GET /v1/lookup).
+ */
+export const latestResultId = (accountId: string, mode: KeyModeName, email: string) => `${accountId}:${mode}:${email.toLowerCase()}`;
 /** The shared cache holds one entry per address, case folded. */
 export const cacheId = (email: string) => email.toLowerCase();
 
