@@ -25,6 +25,11 @@ export const smtpBehaviourSchema = z
     rateLimitWindowSeconds: z.number().positive().default(60),
     rateLimitAt: z.enum(['greeting', 'mail']).default('greeting'),
     maxRecipientsPerSession: positiveInt.optional(),
+    // Directory-harvest defences, counted per connection and not reset by RSET (Postfix
+    // smtpd_soft_error_limit / smtpd_hard_error_limit / smtpd_error_sleep_time).
+    softErrorLimit: positiveInt.optional(),
+    hardErrorLimit: positiveInt.optional(),
+    errorSleepMs: durationMs.default(1000),
     mailboxFull: z.array(mailbox).default([]),
     policyBlockIps: z.array(z.ipv4()).default([]),
     policyBlockAll: z.boolean().default(false),
@@ -45,7 +50,7 @@ export const smtpBehaviourSchema = z
     }
     if (b.hostile !== undefined) {
       // A hostile host does not speak SMTP, so any SMTP behaviour beside it would silently do nothing.
-      const allowed = new Set(['note', 'hostile', 'latencyMs', 'tarpitMs', 'rateLimitWindowSeconds', 'rateLimitAt', 'policyBlockAt', 'pipelining']);
+      const allowed = new Set(['note', 'hostile', 'latencyMs', 'tarpitMs', 'rateLimitWindowSeconds', 'rateLimitAt', 'policyBlockAt', 'pipelining', 'errorSleepMs']);
       const conflicting = Object.entries(b).filter(([key, value]) => !allowed.has(key) && isSet(value));
       if (conflicting.length > 0) {
         ctx.addIssue({ code: 'custom', message: `hostile "${b.hostile}" cannot be combined with ${conflicting.map(([key]) => key).join(', ')}` });

@@ -29,6 +29,8 @@ const HOSTS: SmtpHostSpecInput[] = [
   { name: 'mx.noverify.test', ip: '127.0.3.3', behaviour: { willNotVerify: true } },
   { name: 'mx.catchall.test', ip: '127.0.3.4', behaviour: { catchAll: true } },
   { name: 'mx.nopipe.test', ip: '127.0.3.5', behaviour: { pipelining: false } },
+  { name: 'mx.harvest.test', ip: '127.0.3.6', mailboxes: ['real@harvest.test'], behaviour: { softErrorLimit: 2, hardErrorLimit: 4, errorSleepMs: 300 } },
+  { name: 'mx.harvest452.test', ip: '127.0.3.7', behaviour: { catchAll: true, maxRecipientsPerSession: 1, hardErrorLimit: 1 } },
 ];
 
 let port: number;
@@ -197,6 +199,50 @@ describe('scripted behaviours', () => {
     expect((await client.command('RCPT TO:<b@manyrcpt.test>')).code).toBe(250);
     expect((await client.command('RCPT TO:<c@manyrcpt.test>')).text).toBe('452 4.5.3 Too many recipients');
     expect((await client.command('RCPT TO:<d@manyrcpt.test>')).code).toBe(452);
+  });
+
+  it('harvest defence: counts errors across RSET, slows every reply from the soft limit, cuts with 421 at the hard limit', async () => {
+    const client = await ready('mx.harvest.test');
+    const timed = async (line: string): Promise<{ text: string; ms: number }> => {
+      const t = Date.now();
+      const { text } = await client.command(line);
+      return { text, ms: Date.now() - t };
+    };
+    const first = await timed('RCPT TO:<a@harvest.test>');
+    expect(first.text).toMatch(/^550 5\.1\.1 /);
+    expect(first.ms).toBeLessThan(250);
+    expect((await timed('RCPT TO:<real@harvest.test>')).ms).toBeLessThan(250);
+    expect((await timed('RSET')).text).toBe(REPLIES.ok);
+    expect((await client.command('MAIL FROM:<probe@sender.test>')).code).toBe(250);
+    // Second error, after RSET: the soft limit (2) is reached, so this reply and every later one waits.
+    const second = await timed('RCPT TO:<b@harvest.test>');
+    expect(second.text).toMatch(/^550 /);
+    expect(second.ms).toBeGreaterThanOrEqual(295);
+    const accepted = await timed('RCPT TO:<real@harvest.test>');
+    expect(accepted.text).toBe(REPLIES.rcptOk);
+    expect(accepted.ms).toBeGreaterThanOrEqual(295);
+    expect((await client.command('RCPT TO:<c@harvest.test>')).code).toBe(550);
+    expect((await client.command('RCPT TO:<d@harvest.test>')).code).toBe(550);
+    // Four errors: the next command is not answered, whatever it is.
+    expect((await client.command('RCPT TO:<real@harvest.test>')).text).toBe(REPLIES.tooManyErrors('mx.harvest.test'));
+    await client.closed;
+    const log = host('mx.harvest.test').stats.sessions.at(-1)!;
+    expect(log.errors).toBe(4);
+    expect(log.replies.filter((r) => r.startsWith('421'))).toHaveLength(1);
+  });
+
+  it('harvest defence: the count belongs to the connection, and 452 too-many-recipients is not an error', async () => {
+    const client = await ready('mx.harvest.test');
+    const t = Date.now();
+    expect((await client.command('RCPT TO:<x@harvest.test>')).code).toBe(550);
+    expect(Date.now() - t).toBeLessThan(250);
+    expect((await client.command('RCPT TO:<real@harvest.test>')).code).toBe(250);
+    expect(host('mx.harvest.test').stats.sessions.at(-1)!.errors).toBe(1);
+    const limited = await ready('mx.harvest452.test');
+    expect((await limited.command('RCPT TO:<a@harvest452.test>')).code).toBe(250);
+    expect((await limited.command('RCPT TO:<b@harvest452.test>')).text).toBe(REPLIES.tooManyRecipients);
+    expect((await limited.command('RCPT TO:<c@harvest452.test>')).text).toBe(REPLIES.tooManyRecipients);
+    expect((await limited.command('RSET')).text).toBe(REPLIES.ok);
   });
 
   it('blocks listed client IPs with 554 5.7.1 at RCPT and lets others through', async () => {

@@ -103,6 +103,13 @@ export class SmtpSession {
 
   private async handle(line: string): Promise<void> {
     const verb = (line.match(/^\S*/)?.[0] ?? '').toUpperCase();
+    const hardLimit = this.behaviour.hardErrorLimit;
+    if (hardLimit !== undefined && this.log.errors >= hardLimit) {
+      // As Postfix: checked before each command, so the command is never answered; RSET does not help.
+      await this.reply(REPLIES.tooManyErrors(this.ctx.spec.name));
+      this.end();
+      return;
+    }
     if (this.behaviour.dropAfter !== undefined && DROP_AT[verb] === this.behaviour.dropAfter) {
       this.abort();
       return;
@@ -228,9 +235,13 @@ export class SmtpSession {
   }
 
   private async reply(text: string | string[]): Promise<void> {
-    const waited = await this.ctx.timers.sleep(this.ctx.replyDelayMs);
-    if (!waited || this.closed) return;
     const payload = Array.isArray(text) ? text.join('\r\n') : text;
+    if (countsAsError(payload)) this.log.errors += 1;
+    // Past the soft limit every reply is slowed, not only the error ones (Postfix's sleep-on-anything).
+    const soft = this.behaviour.softErrorLimit;
+    const errorSleepMs = soft !== undefined && this.log.errors >= soft ? this.behaviour.errorSleepMs : 0;
+    const waited = await this.ctx.timers.sleep(this.ctx.replyDelayMs + errorSleepMs);
+    if (!waited || this.closed) return;
     this.ctx.recorder.reply(this.log, payload);
     await new Promise<void>((resolve) => this.socket.write(`${payload}\r\n`, () => resolve()));
   }
@@ -255,6 +266,12 @@ export class SmtpSession {
     this.queue.length = 0;
     this.ctx.recorder.close(this.log);
   }
+}
+
+// What the error limits count: every 4xx/5xx but the closing 421s and "too many recipients", which
+// Postfix counts only past smtpd_recipient_overshoot_limit (1,000).
+function countsAsError(payload: string): boolean {
+  return /^[45]/.test(payload) && !payload.startsWith('421') && payload !== REPLIES.tooManyRecipients;
 }
 
 // "MAIL FROM:<a@b> SIZE=10" -> "a@b"; a space after the colon is tolerated, as Postfix does.

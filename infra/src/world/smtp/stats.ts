@@ -6,6 +6,8 @@ export interface SmtpSessionLog {
   startedAtMs: number;
   endedAtMs?: number;
   tls: boolean;
+  // Error replies (4xx/5xx) sent on this connection so far, the count the error limits use.
+  errors: number;
   // Lines exactly as received, without the CRLF that ended them; a bare CR or LF stays inside the line.
   commands: string[];
   // One entry per reply; a multi-line reply is one entry joined with CRLF.
@@ -66,7 +68,7 @@ export class StatsRecorder {
     stats.sessionsTotal += 1;
     stats.sessionsCurrent += 1;
     stats.maxConcurrentSessions = Math.max(stats.maxConcurrentSessions, stats.sessionsCurrent);
-    const log: SmtpSessionLog = { id: this.nextId, clientIp, clientPort, startedAtMs: Date.now(), tls: false, commands: [], replies: [] };
+    const log: SmtpSessionLog = { id: this.nextId, clientIp, clientPort, startedAtMs: Date.now(), tls: false, errors: 0, commands: [], replies: [] };
     this.nextId += 1;
     stats.sessions.push(log);
     return log;
