@@ -26,8 +26,8 @@ function classifyRaw(lines: string[]) {
 }
 
 describe('reply fixture corpus', () => {
-  it('holds at least 60 real-world replies covering every class', () => {
-    expect(FIXTURES.length).toBeGreaterThanOrEqual(60);
+  it('holds at least 150 real-world replies covering every class', () => {
+    expect(FIXTURES.length).toBeGreaterThanOrEqual(150);
     const classes = new Set(FIXTURES.map((f) => f.expected));
     expect([...classes].sort()).toEqual(Object.values(REPLY_CLASS).sort());
   });
@@ -35,11 +35,49 @@ describe('reply fixture corpus', () => {
   it.each(FIXTURES.map((f) => [f.expected, f.source, f.lines.join(' / ').slice(0, 90), f] as const))('%s <- %s: %s', (_e, _s, _t, f) => {
     expect(classifyRaw(f.lines).class).toBe(f.expected);
   });
+});
 
-  it('never reads a block of our IP as a missing mailbox', () => {
-    const policyLines = FIXTURES.filter((f) => /spamhaus|blocked|blacklist|block list|reputation|banned/i.test(f.lines.join(' ')));
-    expect(policyLines.length).toBeGreaterThanOrEqual(15);
-    for (const f of policyLines) expect(classifyRaw(f.lines).class, f.lines.join(' ')).toBe('policy_blocked');
+// The invariants of issue 16, stated with the test's own word lists (not the rule table's), so a
+// rule edit cannot weaken both sides at once.
+const BLOCK_HARVEST_RATE =
+  /spamhaus|spamcop|uceprotect|barracudacentral|blocked|black ?list|block ?list|reputation|banned|sender verify failed|too many (invalid|unknown|bad|rejected) (recipients|users)|too many errors|harvest|dictionary attack|namespace mining|\b(RP|SC|DY|OU)-00\d\b|\((RTR|RLY|DYN|HVU):|\[(TSS?|GL|BL)\d\d\]|rate limit|too many (connections|messages)|temporarily deferred/i;
+const MAILBOX =
+  /user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|doesn't exist|mailbox (is )?unavailable|mailbox not found|invalid (recipient|mailbox)|recipient not found|not our customer|no mailbox|unrouteable|RecipNotFound|RecipientNotFound|user not listed|doesn't have an? \S+ account/i;
+
+describe('reply invariants', () => {
+  const blockLines = FIXTURES.filter((f) => BLOCK_HARVEST_RATE.test(f.lines.join(' ')));
+  const mailboxLines = FIXTURES.filter((f) => MAILBOX.test(f.lines.join(' ')) && !BLOCK_HARVEST_RATE.test(f.lines.join(' ')));
+
+  it('never reads a block, a harvest defence or a rate limit as a missing mailbox', () => {
+    expect(blockLines.length).toBeGreaterThanOrEqual(60);
+    for (const f of blockLines) expect(['policy_blocked', 'throttled'], f.lines.join(' ')).toContain(classifyRaw(f.lines).class);
+  });
+
+  it('never reads mailbox wording as a block or a rate limit', () => {
+    expect(mailboxLines.length).toBeGreaterThanOrEqual(30);
+    for (const f of mailboxLines) expect(['policy_blocked', 'throttled', 'accepted'], f.lines.join(' ')).not.toContain(classifyRaw(f.lines).class);
+  });
+
+  // Every mix of the two: harvest and policy wording wins over mailbox wording, whichever comes
+  // first and whatever enhanced code the server put in front.
+  const blocks = [
+    'Client host [x.x.x.x] blocked using zen.spamhaus.org',
+    'Too many invalid recipients',
+    'too many unknown recipients, connection refused',
+    'Directory harvest attack detected',
+    'SC-002 namespace mining',
+    '(RTR:BL) https://postmaster.aol.com/error-codes',
+    '[TSS09] All messages from x.x.x.x will be permanently deferred',
+    'your IP is listed on a blacklist',
+    'poor IP reputation',
+    'rate limit exceeded',
+    'too many connections from your IP',
+    'Sender verify failed',
+  ];
+  const mailboxes = ['User unknown in virtual mailbox table', 'No such user here', 'mailbox unavailable', 'Recipient not found', 'user does not exist', 'Invalid recipient'];
+  const mixes = blocks.flatMap((b) => mailboxes.flatMap((m) => [550, 554].flatMap((code) => ['', '5.1.1 ', '5.7.1 '].flatMap((e) => [`${code} ${e}${m}; ${b}`, `${code} ${e}${b}: ${m}`]))));
+  it(`mixes of block and mailbox wording (${mixes.length}) are never mailbox_absent`, () => {
+    for (const raw of mixes) expect(['policy_blocked', 'throttled'], raw).toContain(classifyRaw([raw]).class);
   });
 });
 
