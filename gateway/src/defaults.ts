@@ -82,6 +82,8 @@ export const GATEWAY_DEFAULTS = {
   /** verify_list_from_url: connect + response headers deadline, and the whole download + parse. */
   mcpListConnectTimeoutMs: 10_000,
   mcpListDeadlineMs: 20_000,
+  /** verify_list_from_url downloads at once per account (each up to 50 MB, on top of the job slot each one holds). */
+  mcpListFetchesPerAccount: 2,
   /** OAuth (docs/oauth.md). Authorization codes are single-use and short-lived (RFC 6749 §4.1.2 advises at most 10 min). */
   oauthCodeTtlSeconds: 60,
   /** Access tokens: an hour, then the client refreshes (which re-checks the key). */

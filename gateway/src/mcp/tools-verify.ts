@@ -1,14 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ApiError } from '@dv/runtime';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
 import type { JobCreatedResponse } from '../routes/jobs-create.ts';
 import { jobsCreateRoute } from '../routes/jobs-create.ts';
 import { verifyRoute } from '../routes/verify.ts';
-import { fetchList } from '../services/fetch-list.ts';
 import type { ResultObject } from '../services/results.ts';
 import { invoke, jsonRequest, type ToolEnv } from './invoke.ts';
-import { multipartRequest } from './multipart.ts';
+import { createJobFromUrl } from './list-from-url.ts';
 import { guarded, ok, toolError } from './reply.ts';
 import { fetchJob, fetchResults } from './tools-jobs.ts';
 import { jobLine, POLL_HINT, resultLine } from './summaries.ts';
@@ -104,20 +102,8 @@ export function registerVerifyTools(server: McpServer, env: ToolEnv): void {
     ({ url, email_column, label: l }) =>
       guarded(ctx, async () => {
         const started = Date.now();
-        const deadline = AbortSignal.any([env.signal, AbortSignal.timeout(D.mcpListDeadlineMs)]);
-        const file = await fetchList(url, { maxBytes: D.uploadMaxBytes, timeoutMs: D.mcpListConnectTimeoutMs, allowHttpLoopback: ctx.config.MCP_LIST_URL_ALLOW_HTTP_LOOPBACK, signal: deadline });
-        const onDeadline = () => file.body.destroy(new ApiError('timeout', `The list could not be downloaded and read within ${D.mcpListDeadlineMs / 1000} s; host a smaller file or use the REST upload (POST /v1/jobs).`));
-        deadline.addEventListener('abort', onDeadline, { once: true });
-        const fields: Record<string, string> = {};
-        if (email_column) fields.email_column = email_column;
-        if (l) fields.label = l;
-        let created: JobCreatedResponse;
-        try {
-          created = (await invoke<JobCreatedResponse>(env, jobsCreateRoute, { req: multipartRequest(fields, { name: file.fileName, contentType: file.contentType, body: file.body }) })).body;
-        } finally {
-          deadline.removeEventListener('abort', onDeadline);
-        }
-        return settle(env, created, `Read ${file.fileName}. `, started);
+        const { created, fileName } = await createJobFromUrl(env, { url, ...(email_column ? { emailColumn: email_column } : {}), ...(l ? { label: l } : {}) });
+        return settle(env, created, `Read ${fileName}. `, started);
       }),
   );
 }

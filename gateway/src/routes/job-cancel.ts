@@ -27,7 +27,7 @@ export const jobCancelRoute = defineRoute({
   handle: async ({ ctx, input, caller, signal }) => {
     const jobId = requireJobId(input.params.job_id);
     return ctx.idempotency.run(
-      caller.account._id,
+      caller,
       input.idempotencyKey,
       fingerprint('DELETE', `/v1/jobs/${jobId}`, null),
       async () => {

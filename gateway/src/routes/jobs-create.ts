@@ -73,6 +73,15 @@ const multipartSchema = z
 
 export type JobCreatedResponse = JobView & { accepted: number; duplicates_removed: number; invalid: Intake['summary']['invalid']; invalid_total: number };
 
+/**
+ * MCP verify_list_from_url takes the job's slot (under this job id) before it downloads the list,
+ * and says so on the request stand-in it hands this route (mcp/list-from-url.ts). An express
+ * request never carries it.
+ */
+export interface HeldListSlot {
+  heldListSlot?: string;
+}
+
 interface Prepared {
   intake: Intake;
   label: string | null;
@@ -107,7 +116,7 @@ export const jobsCreateRoute = defineRoute({
     if (req.is('multipart/form-data')) prepared = await prepareUpload(ctx, caller, req);
     else if (req.is('application/json') || req.is('application/*+json')) prepared = prepareJson(caller, req.body);
     else throw new ApiError('unsupported_media_type', 'Send application/json or multipart/form-data.');
-    return ctx.idempotency.run(caller.account._id, input.idempotencyKey, prepared.fp, () => create(ctx, caller, prepared), signal);
+    return ctx.idempotency.run(caller, input.idempotencyKey, prepared.fp, () => create(ctx, caller, prepared, (req as HeldListSlot).heldListSlot), signal);
   },
 });
 
@@ -153,7 +162,7 @@ async function prepareUpload(ctx: GatewayContext, caller: Caller, req: Parameter
   };
 }
 
-async function create(ctx: GatewayContext, caller: Caller, p: Prepared): Promise<Reply> {
+async function create(ctx: GatewayContext, caller: Caller, p: Prepared, heldSlot?: string): Promise<Reply> {
   const s = p.intake.summary;
   if (p.intake.overLimit) throw jobTooLarge(s.uniqueTotal, caller.account.limits.emailsPerJob);
   if (s.items.length === 0) {
@@ -168,6 +177,7 @@ async function create(ctx: GatewayContext, caller: Caller, p: Prepared): Promise
     notifyEmail: p.notifyEmail,
     webhookUrl: p.webhookUrl,
     maxWallSeconds: p.maxWallSeconds,
+    ...(heldSlot ? { jobId: heldSlot, slotHeld: true } : {}),
   });
   ctx.metrics.jobsCreated.inc({ kind: 'list', mode: caller.mode });
   ctx.metrics.itemsAccepted.inc({ kind: 'list', mode: caller.mode }, s.items.length);

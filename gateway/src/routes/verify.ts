@@ -49,7 +49,7 @@ export const verifyRoute = defineRoute({
   handle: async ({ ctx, input, caller, signal }) => {
     const b = input.body;
     const fp = fingerprint('POST', '/v1/verify', b);
-    return ctx.idempotency.run(caller.account._id, input.idempotencyKey, fp, () => verify(ctx, caller, b, signal), signal);
+    return ctx.idempotency.run(caller, input.idempotencyKey, fp, () => verify(ctx, caller, b, signal), signal);
   },
 });
 

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, type JobDoc } from '@dv/contracts';
 import type { Account } from '@dv/accounts';
+import { ApiError } from '@dv/runtime';
 import { call, startGatewayHarness, type GatewayHarness } from '../testing/harness.ts';
+import { Idempotency, type Reply } from './idempotency.ts';
 
 // Idempotency-Key on every write: replays return the original response and never charge; a
 // concurrent duplicate waits for the first; the same key with a different body is a 422.
@@ -91,4 +93,106 @@ describe('Idempotency-Key', () => {
       h.scheduler!.hold(false);
     }
   });
+
+  it('a live key never gets a sandbox replay, nor the reverse', async () => {
+    const a = await h.account({ credits: 10 });
+    const key = randomUUID();
+    const body = { email: 'mode.check@example.com', wait: 10 };
+    const sandbox = await call(h.url, '/v1/verify', { key: a.sandbox, body, headers: { 'idempotency-key': key } });
+    expect(sandbox.status).toBe(200);
+    const live = await call(h.url, '/v1/verify', { key: a.live, body, headers: { 'idempotency-key': key } });
+    expect(live.status).toBe(200);
+    expect(live.headers.get('idempotent-replayed')).toBeNull();
+    expect(live.body.result.job_id ?? live.body.result.email).toBeDefined();
+    expect(await credits(a.account._id)).toBe(9);
+    // Each mode still replays its own answer, and the live replay does not charge.
+    const liveAgain = await call(h.url, '/v1/verify', { key: a.live, body, headers: { 'idempotency-key': key } });
+    expect(liveAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(liveAgain.body).toEqual(live.body);
+    const sandboxAgain = await call(h.url, '/v1/verify', { key: a.sandbox, body, headers: { 'idempotency-key': key } });
+    expect(sandboxAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(sandboxAgain.body).toEqual(sandbox.body);
+    expect(await credits(a.account._id)).toBe(9);
+
+    // The reverse, on jobs: a live job first, then a sandbox request with the same key runs on its own.
+    const k2 = randomUUID();
+    const jobBody = { emails: ['mode.one@example.com', 'mode.two@example.com'] };
+    const liveJob = await call(h.url, '/v1/jobs', { key: a.live, body: jobBody, headers: { 'idempotency-key': k2 } });
+    expect(liveJob.status).toBe(202);
+    expect(liveJob.body.credits_charged).toBe(2);
+    const sandboxJob = await call(h.url, '/v1/jobs', { key: a.sandbox, body: jobBody, headers: { 'idempotency-key': k2 } });
+    expect(sandboxJob.status).toBe(202);
+    expect(sandboxJob.headers.get('idempotent-replayed')).toBeNull();
+    expect(sandboxJob.body.job_id).not.toBe(liveJob.body.job_id);
+    expect(sandboxJob.body.credits_charged).toBe(0);
+    expect((await h.db.collection<JobDoc>(COLLECTIONS.jobs.name).findOne({ _id: sandboxJob.body.job_id }))?.mode).toBe('sandbox');
+    expect(await credits(a.account._id)).toBe(7);
+  });
+
+  it('ten concurrent duplicates whose first request fails transiently get no 409: each a run or the same retryable answer', async () => {
+    // One running job fills the account's only slot, so every run of the request is a 429
+    // too_many_active_jobs: not kept, and what each duplicate gets must be retryable too.
+    const a = await h.account({ limits: { concurrentJobs: 1 } });
+    h.scheduler!.hold(true);
+    try {
+      const blocker = await call(h.url, '/v1/jobs', { key: a.sandbox, body: { emails: ['blocker@example.com'] } });
+      expect(blocker.status).toBe(202);
+      const key = randomUUID();
+      const body = { emails: ['dup.one@example.com', 'dup.two@example.com'] };
+      const answers = await Promise.all(Array.from({ length: 10 }, () => call(h.url, '/v1/jobs', { key: a.sandbox, body, headers: { 'idempotency-key': key } })));
+      for (const r of answers) {
+        expect(r.status).toBe(429);
+        expect(r.body.code).toBe('too_many_active_jobs');
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      // Once the slot is free, the same key really runs (nothing was kept).
+      expect((await call(h.url, `/v1/jobs/${blocker.body.job_id}`, { method: 'DELETE', key: a.sandbox })).status).toBe(200);
+      const after = await call(h.url, '/v1/jobs', { key: a.sandbox, body, headers: { 'idempotency-key': key } });
+      expect(after.status).toBe(202);
+      expect(after.headers.get('idempotent-replayed')).toBeNull();
+    } finally {
+      h.scheduler!.hold(false);
+    }
+  }, 30_000);
 });
+
+describe('Idempotency.run (on the real Redis)', () => {
+  const scope = { account: { _id: 'acct_unit' }, mode: 'live' as const };
+  const make = () => new Idempotency({ redis: h.redis, prefix: `${h.env.REDIS_KEY_PREFIX}unit_${randomUUID()}:`, ttlSeconds: 60, pendingTtlSeconds: 30, pollMs: 10 });
+
+  it('when the first of ten duplicates fails transiently, one waiting duplicate runs the request and the rest replay its answer', async () => {
+    const idem = make();
+    let runs = 0;
+    const work = async (): Promise<Reply> => {
+      const n = ++runs;
+      await new Promise((r) => setTimeout(r, 50));
+      if (n === 1) throw new ApiError('service_unavailable', 'MongoDB is away', {}, { 'Retry-After': '2' });
+      return { status: 202, body: { run: n } };
+    };
+    const settled = await Promise.allSettled(Array.from({ length: 10 }, () => idem.run(scope, 'k1', 'fp', work)));
+    const failed = settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason as ApiError);
+    const replies = settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<Reply>).value);
+    expect(runs).toBe(2);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ status: 503, headers: { 'Retry-After': '2' } });
+    expect(replies).toHaveLength(9);
+    expect(replies.every((r) => r.status === 202 && (r.body as { run: number }).run === 2)).toBe(true);
+    expect(replies.filter((r) => r.headers?.['Idempotent-Replayed'] === 'true')).toHaveLength(8);
+  });
+
+  it('a duplicate that stops waiting while the first still runs gets 503 with Retry-After (retryable), never 409', async () => {
+    const idem = make();
+    let release!: () => void;
+    const first = idem.run(scope, 'k2', 'fp', () => new Promise<Reply>((r) => (release = () => r({ status: 200, body: { ok: true } }))));
+    await new Promise((r) => setTimeout(r, 30));
+    const gone = await idem.run(scope, 'k2', 'fp', async () => ({ status: 200, body: { ok: 'second' } }), AbortSignal.abort()).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(ApiError);
+    expect(gone).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': expect.any(String) } });
+    release();
+    expect(await first).toEqual({ status: 200, body: { ok: true } });
+    // Another mode with the same key is a different request, even while this one is kept.
+    const sandbox = await idem.run({ ...scope, mode: 'sandbox' }, 'k2', 'fp', async () => ({ status: 200, body: { ok: 'sandbox' } }));
+    expect(sandbox).toEqual({ status: 200, body: { ok: 'sandbox' } });
+  });
+});
+

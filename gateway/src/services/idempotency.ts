@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ApiError, problemBody } from '@dv/runtime';
 
-// Idempotency-Key on writes (spec "Errors", Idempotency). A record per (account, key) lives in
-// Redis: `pending` while the first request runs, then the response it gave (status, headers,
-// body) for 24 h. A replay gets that response back without running anything, so it never
-// charges; a concurrent duplicate waits for the first and answers the same; the same key with a
-// different request is 422 idempotency_key_reused. Responses that invite a retry (429, 5xx) are
-// not kept, so the retry really runs.
+// Idempotency-Key on writes (spec "Errors", Idempotency). A record per (account, key mode, key)
+// lives in Redis: `pending` while the first request runs, then the response it gave (status,
+// headers, body) for 24 h. A replay gets that response back without running anything, so it
+// never charges; a concurrent duplicate waits for the first and answers the same; the same key
+// with a different request is 422 idempotency_key_reused. Responses that invite a retry (429,
+// 5xx) are not kept, so the retry really runs: a duplicate still waiting when the first one
+// ends that way takes the record and runs the request itself. Every answer that is not the
+// request's own is one the spec tells clients to retry (503 with Retry-After), never a 409.
 
 export interface Reply {
   status: number;
@@ -51,6 +53,12 @@ function canonicalJson(v: unknown): string {
   return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
 }
 
+/** Whose records: keys are per account, and live and sandbox keys of one account never share them. */
+export interface IdempotencyScope {
+  account: { _id: string };
+  mode: 'live' | 'sandbox';
+}
+
 export class Idempotency {
   private readonly opts: IdempotencyOptions;
 
@@ -58,20 +66,33 @@ export class Idempotency {
     this.opts = opts;
   }
 
-  private key(accountId: string, idemKey: string): string {
-    return `${this.opts.prefix}idem:${accountId}:${createHash('sha256').update(idemKey).digest('base64url')}`;
+  private key(scope: IdempotencyScope, idemKey: string): string {
+    // Live records keep the form they had before modes were kept apart, so a live retry across
+    // that deploy still finds its record (and is not charged twice); sandbox ones get their own.
+    const mode = scope.mode === 'live' ? '' : 'sandbox:';
+    return `${this.opts.prefix}idem:${scope.account._id}:${mode}${createHash('sha256').update(idemKey).digest('base64url')}`;
   }
 
   /**
-   * Runs `work` once per (account, Idempotency-Key). Without a key it simply runs. `signal` ends
-   * a duplicate's wait when the client goes away or the process drains.
+   * Runs `work` once per (account, key mode, Idempotency-Key). Without a key it simply runs.
+   * `signal` ends a duplicate's wait when the client goes away or the process drains.
    */
-  async run(accountId: string, idemKey: string | undefined, fp: string, work: () => Promise<Reply>, signal?: AbortSignal): Promise<Reply> {
+  async run(scope: IdempotencyScope, idemKey: string | undefined, fp: string, work: () => Promise<Reply>, signal?: AbortSignal): Promise<Reply> {
     if (idemKey === undefined) return work();
-    const key = this.key(accountId, idemKey);
-    const pending: Pending = { s: 'pending', fp };
-    const took = await this.opts.redis.set(key, JSON.stringify(pending), 'EX', this.opts.pendingTtlSeconds, 'NX');
-    if (took !== 'OK') return this.await(key, fp, signal);
+    const key = this.key(scope, idemKey);
+    const deadline = Date.now() + this.opts.pendingTtlSeconds * 1000;
+    const pending = JSON.stringify({ s: 'pending', fp } satisfies Pending);
+    for (;;) {
+      const took = await this.opts.redis.set(key, pending, 'EX', this.opts.pendingTtlSeconds, 'NX');
+      if (took === 'OK') return this.execute(key, fp, work);
+      const replay = await this.await(key, fp, deadline, signal);
+      if (replay) return replay;
+      // The record went away: the request holding it failed transiently (or its replica died),
+      // and nothing was kept. This duplicate may now run the request itself, like a retry would.
+    }
+  }
+
+  private async execute(key: string, fp: string, work: () => Promise<Reply>): Promise<Reply> {
     let reply: Reply;
     try {
       reply = await work();
@@ -94,21 +115,20 @@ export class Idempotency {
     await this.opts.redis.set(key, JSON.stringify(done), 'EX', this.opts.ttlSeconds);
   }
 
-  private async await(key: string, fp: string, signal?: AbortSignal): Promise<Reply> {
-    const deadline = Date.now() + this.opts.pendingTtlSeconds * 1000;
+  /** Waits for the request holding the record: its kept answer, or null once the record is gone. */
+  private async await(key: string, fp: string, deadline: number, signal?: AbortSignal): Promise<Reply | null> {
     for (;;) {
       const raw = await this.opts.redis.get(key);
-      if (raw === null) {
-        // The first request failed transiently (record dropped): this one may run it now.
-        throw new ApiError('conflict', 'A request with this Idempotency-Key was in progress and did not complete; retry.', {}, { 'Retry-After': '1' });
-      }
+      if (raw === null) return null;
       const rec = JSON.parse(raw) as Pending | Done;
       if (rec.fp !== fp) {
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a fresh key for a new request.');
       }
       if (rec.s === 'done') return { status: rec.status, body: rec.body, headers: { ...rec.headers, 'Idempotent-Replayed': 'true' } };
       if (Date.now() > deadline || signal?.aborted) {
-        throw new ApiError('conflict', 'A request with this Idempotency-Key is still in progress; retry later.', {}, { 'Retry-After': '2' });
+        // Spec (Errors): clients retry 429, 502, 503 and 504 honouring Retry-After, and nothing
+        // else; the retry then gets the first request's answer or runs it.
+        throw new ApiError('service_unavailable', 'A request with this Idempotency-Key is still in progress; retry after the Retry-After seconds to get its answer.', {}, { 'Retry-After': '2' });
       }
       await new Promise((r) => setTimeout(r, this.opts.pollMs));
     }

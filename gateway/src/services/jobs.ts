@@ -25,6 +25,8 @@ export interface NewJob {
   notifyEmail: boolean;
   webhookUrl: string | null;
   maxWallSeconds: number | null;
+  /** The caller already holds this job's slot under `jobId` (MCP verify_list_from_url takes it before downloading the list). */
+  slotHeld?: boolean;
 }
 
 export interface JobServiceOptions {
@@ -122,7 +124,7 @@ export class JobService {
     // Sandbox is free and uncounted (spec, Authentication item 5).
     const releaseDaily = live ? await this.o.limits.takeDaily(account._id, account.limits, n) : async () => undefined;
     try {
-      await this.o.limits.acquireSlot(account._id, account.limits, spec.kind, jobId);
+      if (!spec.slotHeld) await this.o.limits.acquireSlot(account._id, account.limits, spec.kind, jobId);
     } catch (err) {
       await releaseDaily();
       throw err;

@@ -9,7 +9,9 @@ import { ApiError } from '@dv/runtime';
 // - concurrent list jobs and single checks in flight: a sorted set of running job ids per account
 //   (score = start time), taken atomically by a Lua script. The scheduler finishes jobs without
 //   telling Redis, so when a set looks full it is rebuilt from MongoDB (the truth) and tried again:
-//   the common path costs one Redis call, only a full set costs a MongoDB read.
+//   the common path costs one Redis call, only a full set costs a MongoDB read;
+// - concurrent list downloads (MCP verify_list_from_url): the same kind of set, with no MongoDB
+//   truth behind it, so its entries simply lapse after the longest download.
 
 const ACQUIRE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
@@ -50,14 +52,44 @@ export class Limits {
     return l;
   }
 
+  private perMinuteLimiter(limits: PlanLimits): RateLimiterRedis {
+    return this.limiter(this.perMinute, 'rpm', Math.max(1, limits.requestsPerMinute), 60);
+  }
+
+  private static rateLimited(err: RateLimiterRes, detail: (seconds: number) => string): ApiError {
+    const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+    return new ApiError('rate_limited', detail(seconds), {}, { 'Retry-After': String(seconds) });
+  }
+
   /** One request against the account's per-minute allowance; 429 rate_limited when used up. */
   async request(accountId: string, limits: PlanLimits): Promise<void> {
     try {
-      await this.limiter(this.perMinute, 'rpm', Math.max(1, limits.requestsPerMinute), 60).consume(accountId, 1);
+      await this.perMinuteLimiter(limits).consume(accountId, 1);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
-      const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-      throw new ApiError('rate_limited', `More than ${limits.requestsPerMinute} requests in a minute for this account; retry in ${seconds} s.`, {}, { 'Retry-After': String(seconds) });
+      throw Limits.rateLimited(err, (s) => `More than ${limits.requestsPerMinute} requests in a minute for this account; retry in ${s} s.`);
+    }
+  }
+
+  /**
+   * The calls of one MCP HTTP request (a JSON-RPC batch carries up to 100) each count as a
+   * request; `request` already counted the first. A refused batch runs none of its calls and gets
+   * its further calls back, so it costs what any refused request costs.
+   */
+  async batchCalls(accountId: string, limits: PlanLimits, calls: number): Promise<void> {
+    const more = calls - 1;
+    if (more <= 0) return;
+    const limiter = this.perMinuteLimiter(limits);
+    try {
+      await limiter.consume(accountId, more);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      await limiter.reward(accountId, more).catch(() => undefined);
+      throw Limits.rateLimited(err, (s) =>
+        calls > limits.requestsPerMinute
+          ? `This request carries ${calls} calls and the account allows ${limits.requestsPerMinute} a minute; send fewer calls per request.`
+          : `This request carries ${calls} calls, more than are left of the account's ${limits.requestsPerMinute} requests a minute; retry in ${s} s.`,
+      );
     }
   }
 
@@ -102,18 +134,23 @@ export class Limits {
     return `${this.opts.prefix}slots:${kind}:${accountId}`;
   }
 
-  private async tryAcquire(key: string, limit: number, jobId: string): Promise<boolean> {
+  /** `score`: when the entry counts as taken (pruned `maxAgeMs` later, kept by rebuilds while recent). */
+  private async tryAcquire(key: string, limit: number, member: string, score: number, maxAgeMs = this.opts.slotMaxAgeSeconds * 1000): Promise<boolean> {
     const now = this.now();
-    const maxAgeMs = this.opts.slotMaxAgeSeconds * 1000;
-    const ok = await (this.opts.redis as unknown as { dvAcquireSlot: (...a: (string | number)[]) => Promise<number> }).dvAcquireSlot(key, now - maxAgeMs, limit, now, jobId, maxAgeMs);
+    const ok = await (this.opts.redis as unknown as { dvAcquireSlot: (...a: (string | number)[]) => Promise<number> }).dvAcquireSlot(key, now - maxAgeMs, limit, score, member, maxAgeMs);
     return ok === 1;
   }
 
-  /** Takes a running-job slot (list: concurrent jobs; single: checks in flight) or throws 429. */
-  async acquireSlot(accountId: string, limits: PlanLimits, kind: SlotKind, jobId: string): Promise<void> {
+  /**
+   * Takes a running-job slot (list: concurrent jobs; single: checks in flight) or throws 429.
+   * `pendingMs`: the job will be in MongoDB only that much later (a list still to download), so a
+   * rebuild must not drop its slot before then.
+   */
+  async acquireSlot(accountId: string, limits: PlanLimits, kind: SlotKind, jobId: string, opts: { pendingMs?: number } = {}): Promise<void> {
     const limit = kind === 'list' ? limits.concurrentJobs : limits.singleChecksInFlight;
     const key = this.slotKey(accountId, kind);
-    if (await this.tryAcquire(key, limit, jobId)) return;
+    const score = this.now() + (opts.pendingMs ?? 0);
+    if (await this.tryAcquire(key, limit, jobId, score)) return;
     // Full: rebuild from MongoDB (jobs finished by the scheduler leave the set only here).
     const running = await this.opts.runningJobs(accountId, kind);
     // Slots taken in the last few seconds may belong to jobs not inserted yet: they stay. Rebuilt
@@ -122,7 +159,7 @@ export class Limits {
     const tx = this.opts.redis.multi().zremrangebyscore(key, '-inf', recent);
     if (running.length > 0) tx.zadd(key, ...running.flatMap((id) => [recent - 1, id]));
     await tx.exec();
-    if (await this.tryAcquire(key, limit, jobId)) return;
+    if (await this.tryAcquire(key, limit, jobId, score)) return;
     if (kind === 'list') {
       throw new ApiError('too_many_active_jobs', `The account already has ${limit} running jobs, the most its plan allows at once; wait for one to finish or cancel one.`, {}, { 'Retry-After': '30' });
     }
@@ -131,5 +168,23 @@ export class Limits {
 
   async releaseSlot(accountId: string, kind: SlotKind, jobId: string): Promise<void> {
     await this.opts.redis.zrem(this.slotKey(accountId, kind), jobId).catch(() => undefined);
+  }
+
+  /**
+   * One of at most `limit` list downloads at once for the account, or 429 too_many_active_jobs
+   * (a download is a list job in the making). An entry older than `maxAgeMs` (longer than any
+   * download may run) belonged to a replica that died and no longer counts.
+   */
+  async acquireFetch(accountId: string, fetchId: string, limit: number, maxAgeMs: number): Promise<void> {
+    if (await this.tryAcquire(this.fetchKey(accountId), limit, fetchId, this.now(), maxAgeMs)) return;
+    throw new ApiError('too_many_active_jobs', `The account already has ${limit} list downloads running, the most allowed at once; wait for one to finish.`, {}, { 'Retry-After': '5' });
+  }
+
+  async releaseFetch(accountId: string, fetchId: string): Promise<void> {
+    await this.opts.redis.zrem(this.fetchKey(accountId), fetchId).catch(() => undefined);
+  }
+
+  private fetchKey(accountId: string): string {
+    return `${this.opts.prefix}fetches:${accountId}`;
   }
 }
