@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { notifyConfigSchema } from '@dv/notify';
 import { env, serviceSchema } from '@dv/runtime';
+import type { RetryLadders } from '@dv/verdict';
 import { SCHEDULER_DEFAULTS as D } from './defaults.ts';
 
 const ms = (fallback: number, min = 1, max = 24 * 3_600_000) => env.int(fallback, min, max);
 const name = (fallback: string) => z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').default(fallback);
 
-/** Comma-separated positive minutes, ascending (the greylist ladder). */
+/** Comma-separated positive minutes, ascending (the greylist and temporary-failure ladders). */
 const ladder = (fallback: readonly number[]) =>
   z
     .string()
@@ -59,6 +60,7 @@ export const schedulerConfigSchema = z
     PARK_THRESHOLD_MS: ms(D.parkThresholdMs, 0),
     GREYLIST_LADDER_MINUTES: ladder(D.greylistLadderMinutes),
     GREYLIST_LADDER_SCALE: positive(D.greylistLadderScale),
+    TEMP_FAILURE_LADDER_MINUTES: ladder(D.tempFailureLadderMinutes),
     SWEEP_INTERVAL_MS: ms(D.sweepIntervalMs, 10, 600_000),
     SWEEP_BATCH: env.int(D.sweepBatch, 1, 100_000),
     UNPUBLISHED_AFTER_MS: ms(D.unpublishedAfterMs, 100, 110_000),
@@ -96,6 +98,12 @@ export const schedulerConfigSchema = z
     }
   });
 export type SchedulerConfig = z.infer<typeof schedulerConfigSchema>;
+
+/** Both retry ladders in (scaled) minutes after the first try, as nextAction() takes them. */
+export function retryLadders(config: Pick<SchedulerConfig, 'GREYLIST_LADDER_MINUTES' | 'TEMP_FAILURE_LADDER_MINUTES' | 'GREYLIST_LADDER_SCALE'>): RetryLadders {
+  const scale = (steps: readonly number[]) => steps.map((m) => m * config.GREYLIST_LADDER_SCALE);
+  return { greylist: scale(config.GREYLIST_LADDER_MINUTES), temporary: scale(config.TEMP_FAILURE_LADDER_MINUTES) };
+}
 
 /** Greylist ladder in milliseconds after the first try, scaled (GREYLIST_LADDER_SCALE). */
 export function ladderMs(config: Pick<SchedulerConfig, 'GREYLIST_LADDER_MINUTES' | 'GREYLIST_LADDER_SCALE'>): number[] {

@@ -2,12 +2,12 @@
 // and nextAction; adds the session-level cases (no reply, busy node) the verdict package leaves to
 // the caller.
 import type { ProbeSessionReply } from '@dv/contracts';
-import { classifyReply, nextAction, type ClassifiedReply, type ProbeOutcome, type SessionOutcome } from '@dv/verdict';
+import { classifyReply, nextAction, type ClassifiedReply, type ProbeOutcome, type RetryLadders, type SessionOutcome } from '@dv/verdict';
 
 export type AddressDecision =
   /** Ends here: call verdict() with this probe outcome. */
   | { kind: 'final'; probe: ProbeOutcome }
-  /** Greylisting or another temporary reply: retry after delayMs, from the same source IP. */
+  /** Greylisting (greylist ladder) or another temporary reply (short ladder): retry after delayMs, from the same source IP. */
   | { kind: 'retry'; delayMs: number; probe: ProbeOutcome }
   /** Throttled: pause (provider, IP) and retry when a gate opens. */
   | { kind: 'pause'; probe: ProbeOutcome }
@@ -25,8 +25,8 @@ export interface DecideInput {
   attempt: number;
   /** Milliseconds since the item's first attempt. */
   elapsedMs: number;
-  /** Ladder in (scaled) minutes after the first try. */
-  ladderMinutes: readonly number[];
+  /** Both ladders in (scaled) minutes after the first try (config.ts retryLadders). */
+  ladders: RetryLadders;
   throttleStreak: number;
   otherIpAvailable: boolean;
 }
@@ -66,7 +66,7 @@ export function decideAddress(input: DecideInput): AddressDecision {
   if (entry.state === 'invalid_address' || entry.state === 'utf8_unsupported') return { kind: 'final', probe: probe(synthetic('permanent_other', entry.state)) };
   if (!entry.reply) return { kind: 'final', probe: probe(null) };
   const rcpt = classifyReply(entry.reply);
-  const action = nextAction(rcpt.class, input.attempt, input.ladderMinutes, {
+  const action = nextAction(rcpt.class, input.attempt, input.ladders, {
     elapsedMs: input.elapsedMs,
     throttleStreak: input.throttleStreak,
     otherIpAvailable: input.otherIpAvailable,

@@ -2,9 +2,9 @@
 // pauses, node ranking, per-address decisions after a session, load level, config validation.
 import { describe, expect, it } from 'vitest';
 import type { ProbeSessionReply } from '@dv/contracts';
-import { providerForMx } from '@dv/verdict';
+import { GREYLIST_LADDER_MINUTES, providerForMx, TEMP_FAILURE_LADDER_MINUTES } from '@dv/verdict';
 import { Batcher, batchReady, msUntilReady } from './batcher.ts';
-import { ladderMs, schedulerConfigSchema } from './config.ts';
+import { ladderMs, retryLadders, schedulerConfigSchema } from './config.ts';
 import { decideAddress, mxDownFor, provesCatchAll } from './decide.ts';
 import { interpretAddress, interpretMx } from './dns.ts';
 import { rankCandidates, type NodeState } from './fleet.ts';
@@ -131,12 +131,20 @@ describe('decideAddress', () => {
     duration_ms: 5,
     ...more,
   });
-  const base = { address: 'a@d.test', attempt: 1, elapsedMs: 0, ladderMinutes: [5, 12, 20, 45, 75], throttleStreak: 0, otherIpAvailable: true };
+  const base = { address: 'a@d.test', attempt: 1, elapsedMs: 0, ladders: { greylist: [5, 12, 20, 45, 75], temporary: [5, 20] }, throttleStreak: 0, otherIpAvailable: true };
+  // A host whose recipient table is unreachable answers every RCPT, the catch-all probe included, alike.
+  const lookupFailure = reply(451, '4.3.0', '<a@d.test>: Temporary lookup failure', { catch_all: { address: 'random@d.test', reply: { code: 451, enhanced: '4.3.0', text: '<random@d.test>: Temporary lookup failure' } } });
   it.each([
     ['250 accepted', reply(250, '2.1.5', 'OK'), {}, 'final'],
     ['550 5.1.1', reply(550, '5.1.1', 'User unknown'), {}, 'final'],
     ['450 greylisted', reply(450, '4.7.1', 'Greylisted'), {}, 'retry'],
     ['450 greylisted after the ladder', reply(450, '4.7.1', 'Greylisted'), { attempt: 6 }, 'final'],
+    ['450 greylisted past the short ladder', reply(450, '4.7.1', 'Greylisted'), { attempt: 3 }, 'retry'],
+    ['451 4.3.0 lookup failure', lookupFailure, {}, 'retry'],
+    ['451 4.3.0 lookup failure again', lookupFailure, { attempt: 2 }, 'retry'],
+    ['451 4.3.0 lookup failure after the short ladder', lookupFailure, { attempt: 3 }, 'final'],
+    ['550 5.7.1 too many invalid recipients, other IP', reply(550, '5.7.1', 'Too many invalid recipients'), {}, 'move_ip'],
+    ['550 5.7.1 too many invalid recipients, no other IP', reply(550, '5.7.1', 'Too many invalid recipients'), { otherIpAvailable: false }, 'final'],
     ['421 throttled', reply(421, '4.7.0', 'Try again later'), {}, 'pause'],
     ['554 blocked, other IP', reply(554, '5.7.1', 'blocked using zen.spamhaus.org'), {}, 'move_ip'],
     ['554 blocked, no other IP', reply(554, '5.7.1', 'blocked using zen.spamhaus.org'), { otherIpAvailable: false }, 'final'],
@@ -145,6 +153,15 @@ describe('decideAddress', () => {
     ['connect failed', reply(250, null, '', { outcome: 'connect_failed', results: [{ address: 'a@d.test', reply: null, ms: 0, state: 'not_attempted' }] }), {}, 'final'],
   ] as const)('%s → %s', (_what, r, more, kind) => {
     expect(decideAddress({ ...base, ...more, reply: r }).kind).toBe(kind);
+  });
+  it('a temporary failure is final once the short ladder is used up', () => {
+    const d = decideAddress({ ...base, attempt: 3, elapsedMs: 20 * 60_000, reply: lookupFailure });
+    expect(d).toMatchObject({ kind: 'final', probe: { rcpt: { class: 'temporary_other' }, catchAll: { class: 'temporary_other' }, attempts: 3 } });
+    expect(decideAddress({ ...base, attempt: 2, elapsedMs: 5 * 60_000, reply: lookupFailure })).toMatchObject({ kind: 'retry', delayMs: 15 * 60_000 });
+  });
+  it('a harvest-defence refusal is a block, never a missing mailbox', () => {
+    const d = decideAddress({ ...base, otherIpAvailable: false, reply: reply(554, '5.7.1', 'Too many unknown recipients, connection refused') });
+    expect(d).toMatchObject({ kind: 'final', probe: { rcpt: { class: 'policy_blocked' } } });
   });
   it('greylist retry waits the ladder step minus time already spent', () => {
     const d = decideAddress({ ...base, elapsedMs: 60_000, reply: reply(450, '4.7.1', 'Greylisted') });
@@ -186,9 +203,15 @@ describe('config', () => {
     expect(c.IP_BLOCK_MS).toBe(3_600_000);
     expect(c.BATCH_WINDOW_MS).toBe(250);
     expect(ladderMs({ GREYLIST_LADDER_MINUTES: [5, 12], GREYLIST_LADDER_SCALE: 0.001 })).toEqual([300, 720]);
+    // The scheduler's defaults are @dv/verdict's ladders (data in one place, copied by value here).
+    expect(c.GREYLIST_LADDER_MINUTES).toEqual(GREYLIST_LADDER_MINUTES);
+    expect(c.TEMP_FAILURE_LADDER_MINUTES).toEqual(TEMP_FAILURE_LADDER_MINUTES);
+    expect(retryLadders({ ...c, GREYLIST_LADDER_SCALE: 0.01 })).toEqual({ greylist: [0.05, 0.12, 0.2, 0.45, 0.75], temporary: [0.05, 0.2] });
+    expect(schedulerConfigSchema.parse({ TEMP_FAILURE_LADDER_MINUTES: '2, 10' }).TEMP_FAILURE_LADDER_MINUTES).toEqual([2, 10]);
   });
   it.each([
     [{ GREYLIST_LADDER_MINUTES: '5,3' }, 'GREYLIST_LADDER_MINUTES'],
+    [{ TEMP_FAILURE_LADDER_MINUTES: '0' }, 'TEMP_FAILURE_LADDER_MINUTES'],
     [{ LOAD_BUSY_SECONDS: '90' }, 'LOAD_SATURATED_SECONDS'],
     [{ SESSION_LEASE_MS: '1000' }, 'SESSION_LEASE_MS'],
   ])('rejects %j', (env, path) => {

@@ -85,8 +85,14 @@ export const SCHEDULER_DEFAULTS = {
   // Greylist ladder.
   /** GREYLIST_LADDER_MINUTES: retries this many minutes after the first try (design.md 5, 12, 20, 45, 75). */
   greylistLadderMinutes: [5, 12, 20, 45, 75] as readonly number[],
-  /** GREYLIST_LADDER_SCALE: multiplies every ladder step (tests use ~0.001 to turn minutes into tens of ms). */
+  /** GREYLIST_LADDER_SCALE: multiplies every step of both ladders (tests use ~0.001 to turn minutes into tens of ms). */
   greylistLadderScale: 1,
+  /**
+   * TEMP_FAILURE_LADDER_MINUTES: retries after a temporary failure that is not greylisting (451
+   * 4.3.0 to everyone), minutes after the first try (@dv/verdict TEMP_FAILURE_LADDER_MINUTES):
+   * the item ends unknown/temp_failure after ~20 min instead of riding the greylist ladder.
+   */
+  tempFailureLadderMinutes: [5, 20] as readonly number[],
   /** SWEEP_INTERVAL_MS: how often due retries and job deadlines are looked for. */
   sweepIntervalMs: 1_000,
   /** SWEEP_BATCH: retries re-enqueued per sweep per replica. */

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { SUBJECTS, probeSessionReply, type ProbeSessionReply, type ProbeSessionRequest } from '@dv/contracts';
 import { classifyReply, shouldProbeCatchAll, verdict } from '@dv/verdict';
 import { msUntilReady, type Batcher, type DomainQueue } from './batcher.ts';
+import { retryLadders } from './config.ts';
 import { decideAddress, mxDownFor, provesCatchAll } from './decide.ts';
 import { free, rankCandidates, type Candidate } from './fleet.ts';
 import { releaseHeld } from './held.ts';
@@ -204,7 +205,7 @@ export class Dispatcher {
     // Only a policy block needs to know whether another IP could take the work (Redis round trips).
     const blockedHere = reply.results.some((r) => r.reply && classifyReply(r.reply).class === 'policy_blocked');
     const otherIpAvailable = blockedHere ? await this.otherIpAvailable(provider.id, c.ipKey) : false;
-    const ladderMinutes = cfg.GREYLIST_LADDER_MINUTES.map((m) => m * cfg.GREYLIST_LADDER_SCALE);
+    const ladders = retryLadders(cfg);
     const sourceIp = reply.source_ip ?? c.sourceIp;
     let paused = false;
     let blocked = false;
@@ -216,7 +217,7 @@ export class Dispatcher {
       if (h.settled) continue;
       const first = h.item.first_attempt_at ?? startedAt;
       const attempt = h.item.attempts + 1;
-      const dec = decideAddress({ address: h.syntax!.address, reply, attempt, elapsedMs: now.getTime() - first.getTime(), ladderMinutes, throttleStreak: 0, otherIpAvailable });
+      const dec = decideAddress({ address: h.syntax!.address, reply, attempt, elapsedMs: now.getTime() - first.getTime(), ladders, throttleStreak: 0, otherIpAvailable });
       if (dec.kind === 'redispatch') {
         this.d.requeue(v, batch.preferIp);
         continue;

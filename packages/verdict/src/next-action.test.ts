@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GREYLIST_LADDER_MINUTES } from './data/retry-ladder.ts';
-import { nextAction, throttlePauseMs } from './next-action.ts';
+import { GREYLIST_LADDER_MINUTES, TEMP_FAILURE_LADDER_MINUTES } from './data/retry-ladder.ts';
+import { nextAction, RETRY_LADDERS, throttlePauseMs } from './next-action.ts';
 import type { NextAction, NextActionContext } from './next-action.ts';
 import type { ReplyClass } from './reply-types.ts';
 
@@ -21,8 +21,13 @@ describe('nextAction', () => {
     { cls: 'greylisted', attempt: 5, ctx: { elapsedMs: 50 * MIN }, expected: { kind: 'retry_at', delayMs: 25 * MIN } },
     { cls: 'greylisted', attempt: 5, ctx: { elapsedMs: 80 * MIN }, expected: { kind: 'retry_at', delayMs: 0 } },
     { cls: 'greylisted', attempt: 6, expected: { kind: 'final' } },
+    // other temporary failures ride the short ladder: 5, 20 minutes, then final
     { cls: 'temporary_other', attempt: 1, expected: { kind: 'retry_at', delayMs: 5 * MIN } },
+    { cls: 'temporary_other', attempt: 2, ctx: { elapsedMs: 5 * MIN }, expected: { kind: 'retry_at', delayMs: 15 * MIN } },
+    { cls: 'temporary_other', attempt: 3, ctx: { elapsedMs: 20 * MIN }, expected: { kind: 'final' } },
     { cls: 'temporary_other', attempt: 6, expected: { kind: 'final' } },
+    // a greylisted item at the same point keeps its ladder
+    { cls: 'greylisted', attempt: 3, ctx: { elapsedMs: 20 * MIN }, expected: { kind: 'retry_at', delayMs: 0 } },
     { cls: 'throttled', attempt: 1, expected: { kind: 'pause_provider', pauseMs: 10 * MIN } },
     { cls: 'throttled', attempt: 2, ctx: { throttleStreak: 1 }, expected: { kind: 'pause_provider', pauseMs: 20 * MIN } },
     { cls: 'throttled', attempt: 3, ctx: { throttleStreak: 5 }, expected: { kind: 'pause_provider', pauseMs: 60 * MIN } },
@@ -30,16 +35,29 @@ describe('nextAction', () => {
     { cls: 'too_many_recipients', attempt: 1, ctx: { rcptsInSession: 20 }, expected: { kind: 'reconnect_fewer_rcpts', maxRcpts: 10 } },
     { cls: 'too_many_recipients', attempt: 1, ctx: { rcptsInSession: 3 }, expected: { kind: 'reconnect_fewer_rcpts', maxRcpts: 1 } },
     { cls: 'too_many_recipients', attempt: 1, ctx: { rcptsInSession: 1 }, expected: { kind: 'retry_at', delayMs: 5 * MIN } },
+    { cls: 'too_many_recipients', attempt: 3, ctx: { rcptsInSession: 1 }, expected: { kind: 'final' } },
     { cls: 'policy_blocked', attempt: 1, ctx: { otherIpAvailable: true }, expected: { kind: 'move_ip', blockIpForMs: 60 * MIN } },
     { cls: 'policy_blocked', attempt: 1, ctx: { otherIpAvailable: false }, expected: { kind: 'final' } },
   ];
   it.each(cases)('$cls attempt $attempt $ctx -> $expected.kind', ({ cls, attempt, ctx, expected }) => {
-    expect(nextAction(cls, attempt, GREYLIST_LADDER_MINUTES, ctx)).toMatchObject(expected);
+    expect(nextAction(cls, attempt, RETRY_LADDERS, ctx)).toMatchObject(expected);
   });
 
-  it('follows a custom ladder', () => {
-    expect(nextAction('greylisted', 1, [1])).toMatchObject({ kind: 'retry_at', delayMs: MIN });
-    expect(nextAction('greylisted', 2, [1])).toMatchObject({ kind: 'final' });
+  it('follows custom ladders, each for its own classes', () => {
+    const ladders = { greylist: [1, 2], temporary: [1] };
+    expect(nextAction('greylisted', 1, ladders)).toMatchObject({ kind: 'retry_at', delayMs: MIN });
+    expect(nextAction('greylisted', 2, ladders)).toMatchObject({ kind: 'retry_at', delayMs: 2 * MIN });
+    expect(nextAction('greylisted', 3, ladders)).toMatchObject({ kind: 'final' });
+    expect(nextAction('temporary_other', 1, ladders)).toMatchObject({ kind: 'retry_at', delayMs: MIN });
+    expect(nextAction('temporary_other', 2, ladders)).toMatchObject({ kind: 'final' });
+    expect(nextAction('throttled', 2, ladders)).toMatchObject({ kind: 'pause_provider' });
+    expect(nextAction('throttled', 3, ladders)).toMatchObject({ kind: 'final' });
+  });
+
+  it('keeps the short ladder within about 20 minutes and inside the greylist ladder', () => {
+    expect(TEMP_FAILURE_LADDER_MINUTES.at(-1)).toBeLessThanOrEqual(20);
+    expect(TEMP_FAILURE_LADDER_MINUTES.length).toBeLessThan(GREYLIST_LADDER_MINUTES.length);
+    expect(TEMP_FAILURE_LADDER_MINUTES.every((m, i) => i === 0 || m > TEMP_FAILURE_LADDER_MINUTES[i - 1]!)).toBe(true);
   });
 });
 

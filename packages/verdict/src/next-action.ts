@@ -1,9 +1,19 @@
 // What the scheduler does after a classified RCPT reply (design.md section 4, step 5). Pure: the
 // caller passes how far along the item is; timing comes from data/retry-ladder.ts.
-import { GREYLIST_LADDER_MINUTES, POLICY_BLOCK_MINUTES, THROTTLE_PAUSE } from './data/retry-ladder.ts';
+import { GREYLIST_LADDER_MINUTES, POLICY_BLOCK_MINUTES, TEMP_FAILURE_LADDER_MINUTES, THROTTLE_PAUSE } from './data/retry-ladder.ts';
 import type { ReplyClass } from './reply-types.ts';
 
 const MINUTE_MS = 60_000;
+
+/** Both ladders, in minutes after the first try (callers may scale them, e.g. in tests). */
+export interface RetryLadders {
+  /** Greylisting; also bounds the number of throttled attempts. */
+  greylist: readonly number[];
+  /** Other temporary failures (temporary_other, too_many_recipients with one RCPT). */
+  temporary: readonly number[];
+}
+
+export const RETRY_LADDERS: RetryLadders = { greylist: GREYLIST_LADDER_MINUTES, temporary: TEMP_FAILURE_LADDER_MINUTES };
 
 export interface NextActionContext {
   /** Milliseconds from the item's first attempt to now (ladder steps count from the first try). */
@@ -36,18 +46,14 @@ export function throttlePauseMs(throttleStreak: number): number {
 
 /**
  * `attempt` is the 1-based number of the attempt that drew this reply. Retry n+1 is due
- * ladder[n-1] minutes after the first try; when the ladder is used up, the item is final
- * (verdict() turns a temporary reply into unknown/temp_failure).
+ * ladder[n-1] minutes after the first try, on the greylist ladder for greylisting and on the
+ * short temporary ladder for other temporary failures; when the ladder is used up, the item is
+ * final (verdict() turns a temporary reply into unknown/temp_failure).
  */
-export function nextAction(
-  replyClass: ReplyClass,
-  attempt: number,
-  ladder: readonly number[] = GREYLIST_LADDER_MINUTES,
-  ctx: NextActionContext = {},
-): NextAction {
-  const exhausted = attempt > ladder.length;
-  const ladderRetry = (why: string): NextAction => {
-    if (exhausted) return { kind: 'final', why: `retry ladder used up after ${attempt} attempts` };
+export function nextAction(replyClass: ReplyClass, attempt: number, ladders: RetryLadders = RETRY_LADDERS, ctx: NextActionContext = {}): NextAction {
+  const exhausted = attempt > ladders.greylist.length;
+  const ladderRetry = (ladder: readonly number[], why: string): NextAction => {
+    if (attempt > ladder.length) return { kind: 'final', why: `retry ladder used up after ${attempt} attempts` };
     const dueMs = ladder[attempt - 1]! * MINUTE_MS;
     return { kind: 'retry_at', delayMs: Math.max(0, dueMs - (ctx.elapsedMs ?? 0)), why };
   };
@@ -59,15 +65,15 @@ export function nextAction(
     case 'permanent_other':
       return { kind: 'final', why: 'the reply is definitive' };
     case 'greylisted':
-      return ladderRetry('greylisted: retry on the ladder from the same source /24 and MAIL FROM');
+      return ladderRetry(ladders.greylist, 'greylisted: retry on the greylist ladder from the same source /24 and MAIL FROM');
     case 'temporary_other':
-      return ladderRetry('temporary failure: retry on the ladder');
+      return ladderRetry(ladders.temporary, 'temporary failure, not greylisting: retry on the short ladder');
     case 'throttled':
       if (exhausted) return { kind: 'final', why: `still throttled after ${attempt} attempts` };
       return { kind: 'pause_provider', pauseMs: throttlePauseMs(ctx.throttleStreak ?? 0), why: 'rate limited: slow down for this provider and IP' };
     case 'too_many_recipients': {
       const sent = ctx.rcptsInSession ?? 1;
-      if (sent <= 1) return ladderRetry('too many recipients with a single RCPT: treat as temporary');
+      if (sent <= 1) return ladderRetry(ladders.temporary, 'too many recipients with a single RCPT: treat as temporary');
       return { kind: 'reconnect_fewer_rcpts', maxRcpts: Math.max(1, Math.floor(sent / 2)), why: 'too many recipients: halve the RCPTs per session' };
     }
     case 'policy_blocked':
