@@ -36,6 +36,7 @@ export const probeConfigSchema = z
     PROBE_IDLE_CONNECTION_MS: env.int(D.idleConnectionMs, 0, 300_000),
     PROBE_MAX_IDLE_CONNECTIONS: env.int(D.maxIdleConnections, 0, 100_000),
     PROBE_MAX_TRANSACTIONS_PER_CONNECTION: env.int(D.maxTransactionsPerConnection, 1, 10_000),
+    PROBE_ASSUMED_ERROR_BUDGET: env.int(D.assumedErrorBudget, 1, 1_000),
     PROBE_MAX_CONCURRENT_SESSIONS: env.int(D.maxConcurrentSessions, 1, 100_000),
     PROBE_HEARTBEAT_INTERVAL_MS: env.int(D.heartbeatIntervalMs, 100, 60_000),
     PROBE_HEALTH_WINDOW_MS: env.int(D.healthWindowMs, 1_000, 24 * 3_600_000),

@@ -153,6 +153,10 @@ export interface TransactionResult {
   mailMs: number;
   /** keepOpen was asked and the RSET was answered 250: the connection may carry another transaction. */
   reusable: boolean;
+  /** Set when the server closed the channel (421) before it answered every RCPT: the rest is unanswered. */
+  cut?: Refusal;
+  /** Error replies (4xx/5xx) the transaction drew, as a harvest defence counts them (countsAsError). */
+  errors: number;
 }
 
 /**
@@ -163,7 +167,7 @@ export interface TransactionResult {
 export async function transaction(conn: SmtpConnection, ext: Extensions, o: TransactionOptions): Promise<TransactionResult> {
   const smtputf8 = ext.smtputf8 && (needsSmtpUtf8(o.mailFrom) || o.rcpts.some(needsSmtpUtf8) || (o.catchAll !== null && needsSmtpUtf8(o.catchAll)));
   const mail: Command = { verb: 'MAIL', from: o.mailFrom, smtputf8 };
-  const result: TransactionResult = { catchAllAccepted: false, limitAfter: null, deferred: [], mailMs: 0, reusable: false };
+  const result: TransactionResult = { catchAllAccepted: false, limitAfter: null, deferred: [], mailMs: 0, reusable: false, errors: 0 };
   let answered = 0;
 
   const t0 = o.now();
@@ -175,6 +179,7 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
   result.mailMs = o.now() - t0;
   if (!ok(mailReply)) {
     const reply = toSmtpReply(mailReply);
+    if (countsAsError(reply)) result.errors += 1;
     o.observe('mail', reply);
     result.refusal = { stage: 'mail', reply };
     await quit(conn, Math.min(o.timeouts.commandMs, PROBE_DEFAULTS.quitTimeoutMs));
@@ -187,11 +192,12 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
     const raw = await conn.read(o.timeouts.commandMs, 'RCPT');
     const reply = toSmtpReply(raw);
     o.observe('rcpt', reply);
-    o.onCatchAll(reply, o.now() - (ext.pipelining ? t0 : t1));
     if (raw.code === 421) {
-      closing(o.rcpts, reply, o);
+      result.cut = { stage: 'rcpt', reply };
       return result;
     }
+    if (countsAsError(reply)) result.errors += 1;
+    o.onCatchAll(reply, o.now() - (ext.pipelining ? t0 : t1));
     if (isTooManyRecipients(raw.code, reply.enhanced, reply.text)) result.limitAfter = 0;
     else answered += 1;
     // 250/251 only: a 252 "cannot verify" says nothing about the domain accepting everything.
@@ -205,7 +211,7 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
   const tr = o.now();
   if (ext.pipelining && o.catchAll !== null) conn.send(o.rcpts.map((to): Command => ({ verb: 'RCPT', to })));
   const groupStart = ext.pipelining ? (o.catchAll === null ? t0 : tr) : 0;
-  for (const [i, to] of o.rcpts.entries()) {
+  for (const to of o.rcpts) {
     if (!ext.pipelining && result.limitAfter !== null) {
       // One at a time, the rest would only draw the same 452: keep them for the next connection.
       result.deferred.push(to);
@@ -216,11 +222,14 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
     const raw = await conn.read(o.timeouts.commandMs, 'RCPT');
     const reply = toSmtpReply(raw);
     o.observe('rcpt', reply);
-    o.onRcpt(to, reply, o.now() - (ext.pipelining ? groupStart : t));
     if (raw.code === 421) {
-      closing(o.rcpts.slice(i + 1), reply, o);
+      // Not an answer about this address: the channel is closing (RFC 5321 §3.8), often a
+      // directory-harvest defence's "too many errors". This RCPT and the rest stay unanswered.
+      result.cut = { stage: 'rcpt', reply };
       return result;
     }
+    if (countsAsError(reply)) result.errors += 1;
+    o.onRcpt(to, reply, o.now() - (ext.pipelining ? groupStart : t));
     if (isTooManyRecipients(raw.code, reply.enhanced, reply.text)) {
       result.limitAfter ??= answered;
       result.deferred.push(to);
@@ -232,10 +241,13 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
   return result;
 }
 
-// 421 closes the channel (RFC 5321 §3.8): the addresses still waiting carry that reply, which
-// is what the scheduler needs to pause the provider and retry them.
-function closing(rest: readonly string[], reply: SmtpReply, o: TransactionOptions): void {
-  for (const to of rest) o.onRcpt(to, reply, 0);
+/**
+ * What a harvest defence counts against a connection (Postfix smtpd_hard_error_limit): every
+ * 4xx/5xx but the closing 421 and "too many recipients" (Postfix counts those only past its
+ * overshoot limit of 1,000). Counting more would make the scheduler learn a budget too high.
+ */
+export function countsAsError(reply: SmtpReply): boolean {
+  return reply.code >= 400 && reply.code < 600 && reply.code !== 421 && !isTooManyRecipients(reply.code, reply.enhanced, reply.text);
 }
 
 /** RSET, then QUIT unless the connection is to be kept; returns whether it may be kept (RSET got 250). */

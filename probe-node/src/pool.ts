@@ -24,6 +24,8 @@ export interface PooledConnection {
   useStartTls: boolean;
   /** Transactions run on it so far. */
   transactions: number;
+  /** Error replies it drew so far: harvest defences count them per connection, across RSET. */
+  errors: number;
 }
 
 export interface PoolOptions {
@@ -39,6 +41,16 @@ export interface PoolOptions {
 interface Idle {
   entry: PooledConnection;
   timer: NodeJS.Timeout;
+}
+
+/**
+ * Whether a connection that drew `errors` error replies may carry a session that could draw
+ * `worstCase` more (its RCPTs and the catch-all probe, all rejected) without reaching the host's
+ * error budget: harvest defences count per connection and RSET does not reset the count, so the
+ * previous batches' errors would otherwise eat into the budget the scheduler sized this batch for.
+ */
+export function hasErrorRoom(errors: number, worstCase: number, budget: number): boolean {
+  return errors === 0 || errors + worstCase < budget;
 }
 
 export function poolKey(sourceIp: string | undefined | null, host: string): string {

@@ -5,7 +5,7 @@
 import type { ProbeSessionReply, ProbeSessionRequest, SmtpReply } from '@dv/contracts';
 import type { ProbeConfig } from './config.ts';
 import { openDialogue, quit, transaction, type Opened, type Refusal, type Stage } from './dialogue.ts';
-import type { ConnectionPool, PooledConnection } from './pool.ts';
+import { hasErrorRoom, type ConnectionPool, type PooledConnection } from './pool.ts';
 import { chooseSourceIp, effectiveTimeouts, unreachableOutcome } from './plan.ts';
 import type { HostResolver } from './resolve.ts';
 import { addressProblem, catchAllAddress, needsSmtpUtf8 } from './smtp/commands.ts';
@@ -126,6 +126,7 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
   let current: Omit<PooledConnection, 'conn'> | null = null;
   let keepable = false;
   const pool = deps.pool;
+  const errorBudget = req.error_budget ?? config.PROBE_ASSUMED_ERROR_BUDGET;
 
   /** Connects (next MX on failure) and greets; returns the session's end when that already ends it. */
   const openFresh = async (): Promise<SessionRun | null> => {
@@ -164,19 +165,25 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
     if (opened.tls) reply.tls_verified = opened.tls.verified;
     timings = { connect_ms: round(target.connectMs), greeting_ms: round(opened.timings.greetingMs), ehlo_ms: round(opened.timings.ehloMs), tls_ms: opened.timings.tlsMs === null ? null : round(opened.timings.tlsMs), mail_ms: null };
     reply.timings = timings;
-    current = { host: target.host, ip: target.ip, ext: opened.ext, tls: opened.tls, useStartTls, transactions: 0 };
+    current = { host: target.host, ip: target.ip, ext: opened.ext, tls: opened.tls, useStartTls, transactions: 0, errors: 0 };
     return null;
   };
 
   let tlsFallback = false;
   let timings: NonNullable<ProbeSessionReply['timings']> = { connect_ms: 0, greeting_ms: 0, ehlo_ms: 0, tls_ms: null, mail_ms: null };
   try {
-    const kept = pool && req.mx_hosts.length > 0 ? pool.take(source.ip, req.mx_hosts[0]!) : null;
+    let kept = pool && req.mx_hosts.length > 0 ? pool.take(source.ip, req.mx_hosts[0]!) : null;
+    if (kept && !hasErrorRoom(kept.errors, pending.length + (catchAll === null ? 0 : 1), errorBudget)) {
+      // Its errors would count against this batch too (RSET does not reset them): a fresh connection instead.
+      await quit(kept.conn, Math.min(timeouts.commandMs, PROBE_DEFAULTS.quitTimeoutMs));
+      kept.conn.destroy();
+      kept = null;
+    }
     let reused = kept !== null;
     if (kept) {
       conn = kept.conn;
       conn.adopt(signal);
-      current = { host: kept.host, ip: kept.ip, ext: kept.ext, tls: kept.tls, useStartTls: kept.useStartTls, transactions: kept.transactions };
+      current = { host: kept.host, ip: kept.ip, ext: kept.ext, tls: kept.tls, useStartTls: kept.useStartTls, transactions: kept.transactions, errors: kept.errors };
       Object.assign(reply, { mx_used: kept.host, mx_ip: kept.ip, source_ip: conn.localAddress, tls: kept.tls !== null, timings });
       if (kept.tls) reply.tls_verified = kept.tls.verified;
       notes.push(REUSED_NOTE);
@@ -202,7 +209,7 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
           refuseAll(again);
           break;
         }
-        current = { ...cur, ext: again.ext, tls: again.tls, transactions: 0 };
+        current = { ...cur, ext: again.ext, tls: again.tls, transactions: 0, errors: 0 };
       }
       const ext = current!.ext;
       pending = pending.filter((address) => {
@@ -237,7 +244,7 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
         if (!(reused && answered === 0 && err instanceof SessionFailure && !signal.aborted)) throw err;
       }
       current!.transactions++;
-      if (reused && answered === 0 && (tx === null || tx.refusal)) {
+      if (reused && answered === 0 && (tx === null || tx.refusal || tx.cut)) {
         // A kept connection the server closed or refused while it was idle says nothing about the
         // addresses: forget what it said and run the session on a fresh connection.
         observed.length = observedBefore;
@@ -254,6 +261,17 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
       reused = false;
       tx = tx!;
       keepable = tx.reusable;
+      current!.errors += tx.errors;
+      if (tx.cut) {
+        // Whatever the server did not answer is left for a new session (the scheduler's), never judged.
+        const left = [...tx.deferred, ...pending.filter((address) => entries.get(address)!.state === 'not_attempted')];
+        for (const address of left) entries.set(address, { reply: null, ms: 0, state: 'unanswered' });
+        reply.cut = { stage: tx.cut.stage, reply: tx.cut.reply, errors: current!.errors };
+        notes.push(`the server closed the session (${tx.cut.reply.code}) after ${current!.errors} error replies; ${left.length} addresses unanswered`);
+        pending = [];
+        keepable = false;
+        break;
+      }
       if (round_ === 0) timings.mail_ms = round(tx.mailMs);
       if (tx.refusal) {
         if (tlsFallback && tx.refusal.reply.code === 530) {
@@ -284,9 +302,13 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
     return finish('protocol_error', `internal error: ${(err as Error).message}`);
   } finally {
     clearTimeout(timer);
-    // Kept only after a clean RSET and while the session's deadline did not cut it.
-    if (pool && conn && current && keepable && !signal.aborted) await pool.put(source.ip, { ...current, conn });
-    else conn?.destroy();
+    // Kept only after a clean RSET, while the session's deadline did not cut it, and while its
+    // errors leave room for at least one more RCPT (else no session could take it).
+    if (pool && conn && current && keepable && !signal.aborted && hasErrorRoom(current.errors, 1, errorBudget)) await pool.put(source.ip, { ...current, conn });
+    else {
+      if (pool && conn && keepable && !signal.aborted) await quit(conn, Math.min(timeouts.commandMs, PROBE_DEFAULTS.quitTimeoutMs));
+      conn?.destroy();
+    }
   }
 }
 

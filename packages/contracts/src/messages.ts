@@ -46,6 +46,12 @@ export const probeSessionRequest = z.object({
   source_ip: z.string().nullable().optional(),
   /** Each value overrides the node's default within the node's cap; absent values (added) take the default. */
   timeouts: probeTimeouts.partial().optional(),
+  /**
+   * Added: error replies the MX hosts tolerate on one connection before they cut it (421 "too many
+   * errors"), as the scheduler learned it; null or absent = not known. The probe reuses a kept
+   * connection that has drawn errors only while its errors plus this session's possible ones stay under it.
+   */
+  error_budget: z.number().int().positive().nullable().optional(),
 });
 export type ProbeSessionRequest = z.infer<typeof probeSessionRequest>;
 
@@ -59,9 +65,10 @@ export const PROBE_REPLY_STAGES = ['greeting', 'ehlo', 'mail', 'rcpt'] as const;
  * What happened to one address: `replied` (reply present), `invalid_address` (control characters
  * or a malformed path: never sent), `skipped_catch_all` (the catch-all probe was accepted, so the
  * RCPT was not sent), `not_attempted` (the session ended first), `utf8_unsupported` (non-ASCII
- * address and the server does not offer SMTPUTF8).
+ * address and the server does not offer SMTPUTF8), `unanswered` (added: the server cut the session,
+ * see `cut`, before it answered this address; no reply, never to be judged, to be sent again).
  */
-export const PROBE_ADDRESS_STATES = ['replied', 'invalid_address', 'skipped_catch_all', 'not_attempted', 'utf8_unsupported'] as const;
+export const PROBE_ADDRESS_STATES = ['replied', 'invalid_address', 'skipped_catch_all', 'not_attempted', 'utf8_unsupported', 'unanswered'] as const;
 
 export const probeSessionReply = z.object({
   session_id: z.string(),
@@ -90,6 +97,12 @@ export const probeSessionReply = z.object({
   connections: z.number().int().nonnegative().optional(),
   /** Added: MX addresses that could not be reached before one answered (or all failed). */
   connect_errors: z.array(z.object({ host: z.string(), ip: z.string().nullable(), error: z.string() })).optional(),
+  /**
+   * Added: the server closed the session (421) in the middle of the RCPTs, e.g. a directory-harvest
+   * defence's "too many errors"; `errors` = error replies (4xx/5xx) that connection had drawn before,
+   * over all its transactions. The addresses it left are `unanswered`.
+   */
+  cut: z.object({ stage: z.enum(PROBE_REPLY_STAGES), reply: smtpReply, errors: z.number().int().nonnegative() }).optional(),
   /** Added: milliseconds spent in each step of the first working connection. */
   timings: z
     .object({
