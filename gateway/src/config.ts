@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resolveDownloadSecret } from '@dv/notify';
+import { notifyConfigSchema, resolveDownloadSecret } from '@dv/notify';
 import { env, serviceSchema } from '@dv/runtime';
 import { GATEWAY_DEFAULTS as D } from './defaults.ts';
 
@@ -21,6 +21,11 @@ export const gatewayConfigSchema = z.object({
   AUTH_CACHE_TTL_MS: env.int(D.authCacheTtlMs, 0, 300_000),
   /** TESTS ONLY: MCP verify_list_from_url may fetch loopback targets over http. Never set in production. */
   MCP_LIST_URL_ALLOW_HTTP_LOOPBACK: env.bool(false),
+  /**
+   * TESTS ONLY: webhook_url may name a loopback receiver, over http or https, as the notify worker
+   * allows with the same variable (docs/notify.md §5). Never set in production.
+   */
+  WEBHOOK_ALLOW_HTTP_LOOPBACK: notifyConfigSchema.WEBHOOK_ALLOW_HTTP_LOOPBACK,
   /** OAuth dynamic client registrations per client IP per hour. */
   OAUTH_REGISTRATIONS_PER_HOUR: env.int(D.oauthRegistrationsPerHour, 1, 100_000),
 });

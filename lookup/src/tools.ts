@@ -41,7 +41,7 @@ export const TOOLS: readonly ToolSpec[] = [
     detail: true,
     title: 'Email security check',
     description:
-      'One-call email-security overview of a domain: MX hosts, SPF record with the 10-DNS-lookup verdict, DMARC policy, and the email gateway/provider. ' +
+      'One-call email-security overview of a domain: MX hosts, SPF record with the 10-DNS-lookup verdict, DMARC policy, and the email gateway/provider; flags MX hosts without an address (mail cannot be delivered) and null MX. ' +
       'Start here for "is X set up correctly for email" or deliverability questions. Pass detail:"full" for every record untruncated. ' +
       QUOTA_NOTE,
   },
@@ -97,6 +97,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Blacklist check',
     description:
       'Checks a domain (its mail server addresses) or an IP address against major email blacklists (DNSBLs) and says which list it is on, if any. ' +
+      'Lists that did not answer are named as not checked: when none answered the answer is "unknown" (data.blacklist.status, listed null), never "not listed". ' +
       'Use it for "is X blacklisted" or "why is mail from this IP rejected". ' +
       QUOTA_NOTE,
   },

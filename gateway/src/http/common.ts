@@ -4,19 +4,6 @@ import { ApiError } from '@dv/runtime';
 
 // Request pieces shared by several routes.
 
-export const httpsUrl = z
-  .string()
-  .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'https:' && u.hostname !== '' && !u.username && !u.password;
-    } catch {
-      return false;
-    }
-  }, 'must be an https URL without credentials')
-  .meta({ description: 'https URL (max 2048 chars) that receives the signed job.completed POST.', example: 'https://hooks.example.com/verify' });
-
 export const maxAgeDays = z.number().int().min(0).max(365).nullable().meta({ description: 'A stored result not older than this many days may be served (0-365).' });
 
 export const jobIdParams = z.object({ job_id: z.string().max(64).meta({ description: 'The job id (begins with job_).', example: 'job_01jb2x7k3m9q8r5t6v7w8x9y0z' }) });

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { ApiError } from '@dv/runtime';
 import type { GatewayContext } from '../context.ts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
-import { httpsUrl, maxAgeDays } from '../http/common.ts';
+import { maxAgeDays } from '../http/common.ts';
 import { jsonResponse, problemResponse, retryAfterHeader, toIssues, validationError } from '../http/problems.ts';
 import { defineRoute } from '../http/route.ts';
 import { jobCreatedSchema } from '../http/schemas.ts';
+import { vetWebhookUrl, webhookUrlField } from '../http/webhook-url.ts';
 import type { Caller } from '../services/auth.ts';
 import { fingerprint, type Reply } from '../services/idempotency.ts';
 import { Intake } from '../services/intake.ts';
@@ -29,7 +30,7 @@ const options = {
   max_age_days: maxAgeDays.optional(),
   force_fresh: z.boolean().default(false),
   notify_email: booleanLike.default(false).meta({ description: "Mail a summary and CSV link to the account's own address when the job finishes." }),
-  webhook_url: httpsUrl.nullable().optional(),
+  webhook_url: webhookUrlField.nullable().optional(),
   max_wall_seconds: z.number().int().min(60).max(7 * 24 * 60 * 60).nullable().optional().meta({ description: 'Deadline in seconds (60-604800); leftover items end as unknown/deadline and are refunded.' }),
 };
 
@@ -54,7 +55,7 @@ const multipartFields = z.object({
   max_age_days: z.coerce.number().int().min(0).max(365).optional(),
   force_fresh: booleanLike.optional(),
   notify_email: booleanLike.optional(),
-  webhook_url: httpsUrl.optional(),
+  webhook_url: webhookUrlField.optional(),
   max_wall_seconds: z.coerce.number().int().min(60).max(7 * 24 * 60 * 60).optional(),
 });
 
@@ -114,13 +115,13 @@ export const jobsCreateRoute = defineRoute({
   handle: async ({ ctx, input, caller, req, signal }) => {
     let prepared: Prepared;
     if (req.is('multipart/form-data')) prepared = await prepareUpload(ctx, caller, req);
-    else if (req.is('application/json') || req.is('application/*+json')) prepared = prepareJson(caller, req.body);
+    else if (req.is('application/json') || req.is('application/*+json')) prepared = prepareJson(ctx, caller, req.body);
     else throw new ApiError('unsupported_media_type', 'Send application/json or multipart/form-data.');
     return ctx.idempotency.run(caller, input.idempotencyKey, prepared.fp, () => create(ctx, caller, prepared, (req as HeldListSlot).heldListSlot), signal);
   },
 });
 
-function prepareJson(caller: Caller, raw: unknown): Prepared {
+function prepareJson(ctx: GatewayContext, caller: Caller, raw: unknown): Prepared {
   const parsed = body.safeParse(raw);
   if (!parsed.success) throw validationError(toIssues('body', parsed.error, raw));
   const b = parsed.data;
@@ -133,7 +134,7 @@ function prepareJson(caller: Caller, raw: unknown): Prepared {
     maxAgeDays: b.max_age_days ?? null,
     forceFresh: b.force_fresh,
     notifyEmail: b.notify_email,
-    webhookUrl: b.webhook_url ?? null,
+    webhookUrl: vetWebhookUrl(b.webhook_url, ctx.config.WEBHOOK_ALLOW_HTTP_LOOPBACK),
     maxWallSeconds: b.max_wall_seconds ?? null,
     fp: fingerprint('POST', '/v1/jobs', b),
   };
@@ -156,7 +157,7 @@ async function prepareUpload(ctx: GatewayContext, caller: Caller, req: Parameter
     maxAgeDays: f.data.max_age_days ?? null,
     forceFresh: f.data.force_fresh ?? false,
     notifyEmail: f.data.notify_email ?? false,
-    webhookUrl: f.data.webhook_url ?? null,
+    webhookUrl: vetWebhookUrl(f.data.webhook_url, ctx.config.WEBHOOK_ALLOW_HTTP_LOOPBACK),
     maxWallSeconds: f.data.max_wall_seconds ?? null,
     fp: fingerprint('POST', '/v1/jobs#upload', up.digest),
   };

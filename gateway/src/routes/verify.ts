@@ -3,10 +3,11 @@ import { COLLECTIONS, cacheId, itemId, newId, type CacheDoc, type JobItemDoc } f
 import { checkSyntax, sandboxResult, verdict } from '@dv/verdict';
 import type { GatewayContext } from '../context.ts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
-import { httpsUrl, maxAgeDays } from '../http/common.ts';
+import { maxAgeDays } from '../http/common.ts';
 import { jsonResponse, problemResponse, retryAfterHeader } from '../http/problems.ts';
 import { defineRoute } from '../http/route.ts';
 import { fieldsParam, queueInfoSchema, resultSchema } from '../http/schemas.ts';
+import { vetWebhookUrl, webhookUrlField } from '../http/webhook-url.ts';
 import type { Caller } from '../services/auth.ts';
 import { fingerprint, type Reply } from '../services/idempotency.ts';
 import { resultOfItem, trimFields, type ResultObject } from '../services/results.ts';
@@ -23,7 +24,7 @@ const body = z
     max_age_days: maxAgeDays.optional(),
     force_fresh: z.boolean().default(false),
     wait: z.number().int().min(0).max(D.maxWaitSeconds).default(D.verifyWaitDefaultSeconds).meta({ description: 'Seconds to wait for the result (0-55, default 25).' }),
-    webhook_url: httpsUrl.nullable().optional(),
+    webhook_url: webhookUrlField.nullable().optional(),
     fields: fieldsParam.nullable().optional(),
   })
   .meta({ id: 'VerifyRequest' });
@@ -48,6 +49,7 @@ export const verifyRoute = defineRoute({
   },
   handle: async ({ ctx, input, caller, signal }) => {
     const b = input.body;
+    vetWebhookUrl(b.webhook_url, ctx.config.WEBHOOK_ALLOW_HTTP_LOOPBACK);
     const fp = fingerprint('POST', '/v1/verify', b);
     return ctx.idempotency.run(caller, input.idempotencyKey, fp, () => verify(ctx, caller, b, signal), signal);
   },

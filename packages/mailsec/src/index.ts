@@ -36,6 +36,9 @@ export { normalizeRdapDomain, normalizeRdapIp, type NetworkData, type Registrati
 export { validateRecord, gradeFor, type Validation, type Finding, type Grade } from './validate/grade.ts';
 export { SPF_RUBRIC, DMARC_RUBRIC, GRADE_THRESHOLDS } from './validate/rubric.ts';
 export { emailGateway, mxWithProviders, type EmailGateway, type MxWithProvider } from './dns/gateway.ts';
+// Whether the MX hosts have an address, and the findings (null MX, "the MX host has no address:
+// mail to this domain cannot be delivered") the portfolio scanner counts towards needs_attention.
+export { mxHostAddresses, mxFindings, MX_FINDINGS, type MxHostAddresses, type MxHostStatus, type MxFinding, type MxFindingCode } from './dns/mx-hosts.ts';
 export { detectTechnology, type DetectedTechnology } from './dns/detect.ts';
 export { TECHNOLOGY_TABLE } from './dns/technology-table.ts';
 export { dnssecStatus, type DnssecStatus, type DnssecFacts } from './dns/dnssec.ts';

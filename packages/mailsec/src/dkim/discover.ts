@@ -19,8 +19,11 @@ export interface DkimSelectorFound {
 
 export interface DkimDiscovery {
   domain: string;
-  /** found: at least one key; none: swept, nothing; no_domainkey: _domainkey is NXDOMAIN (sweep skipped). */
-  status: 'found' | 'none' | 'no_domainkey';
+  /**
+   * found: at least one key; none: swept, nothing; no_domainkey: _domainkey is NXDOMAIN (sweep
+   * skipped); unknown: no key found and every selector lookup failed, so nothing was checked.
+   */
+  status: 'found' | 'none' | 'no_domainkey' | 'unknown';
   /** Rcode of the _domainkey.<domain> probe. */
   domainkeyRcode: Rcode;
   selectorsTried: number;
@@ -69,7 +72,8 @@ export async function discoverDkim(domain: string, resolver: Resolver, options: 
   });
   const order = new Map(selectors.map((s, i) => [s, i]));
   found.sort((a, b) => (order.get(a.selector) ?? 0) - (order.get(b.selector) ?? 0));
-  return done(found.length > 0 ? 'found' : 'none', found, failed, selectors.length);
+  const status = found.length > 0 ? 'found' : selectors.length > 0 && failed.length === selectors.length ? 'unknown' : 'none';
+  return done(status, found, failed, selectors.length);
 }
 
 /** Runs `work` over `items` with at most `limit` in flight. */

@@ -4,6 +4,8 @@ export const TOOL_DEFAULTS = {
   listLimit: 10,
   /** Parallel selector queries in a DKIM sweep (the resolver adds its own cap on top). */
   dkimConcurrency: 48,
+  /** MX hosts whose A/AAAA dns_lookup and email_security_check look up (in preference order). */
+  mxHostsChecked: 10,
   /** Addresses of MX and A hosts checked by blacklist_check for a domain target. */
   blacklistMaxIps: 8,
   /** One RDAP or bootstrap HTTP request, connect to last byte. */

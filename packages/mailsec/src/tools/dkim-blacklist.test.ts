@@ -86,12 +86,13 @@ describe('blacklist_check', () => {
     expect(out.summary).toMatch(/^127.0.0.2 is listed on Spamhaus ZEN/);
   });
 
-  it('reports a refusal answer as "not usable from here", never listed', async () => {
+  it('reports a refusal answer as "not usable from here", never listed; no list usable is unknown', async () => {
     const out = await engine.run('blacklist_check', { target: '127.0.0.3' });
     const results = (out.data.blacklist as { results: BlResult[]; listed: number }).results;
     expect(results[0]).toMatchObject({ outcome: 'unusable', codes: ['127.255.255.254'], detail: expect.stringMatching(/public\/open resolvers/) });
-    expect((out.data.blacklist as { listed: number }).listed).toBe(0);
-    expect(out.summary).toMatch(/not listed.*could not be used from here/);
+    // The only list refused: nothing was checked, so the number of listings is unknown, not 0.
+    expect(out.data.blacklist).toMatchObject({ status: 'unknown', listed: null, lists_checked: 0 });
+    expect(out.summary).toMatch(/^Unknown: could not check.*could not be used from here/);
     expect(out.result['Spamhaus ZEN (simulated) (127.0.0.3)']).toMatch(/^list not usable from here/);
   });
 

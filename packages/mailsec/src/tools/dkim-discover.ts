@@ -16,7 +16,7 @@ export async function dkimDiscover(ctx: ToolContext, input: ToolInput): Promise<
   const result: Record<string, string> = {};
   for (const f of dkim.found) result[`Selector ${f.selector}`] = describe(f);
   result['Keys Found'] = String(dkim.found.length);
-  result['Selectors Checked'] = dkim.status === 'no_domainkey' ? `0 (_domainkey.${domain} does not exist)` : String(dkim.selectorsTried);
+  result['Selectors Checked'] = dkim.status === 'no_domainkey' ? `0 (_domainkey.${domain} does not exist)` : dkim.failed.length > 0 ? `${dkim.selectorsTried - dkim.failed.length} of ${dkim.selectorsTried} (the rest failed)` : String(dkim.selectorsTried);
   result.Providers = [...new Set(dkim.found.flatMap((f) => (f.provider ? [f.provider.provider] : [])))].join(', ') || 'none identified';
   if (dkim.failed.length > 0) result['Failed Lookups'] = dkim.failed.map((f) => `${f.selector} (${f.rcode})`).join(', ');
   const findings = dkim.found.flatMap((f) => [...f.key.errors, ...f.key.warnings].map((m) => `${f.selector}: ${m}`));
@@ -62,9 +62,12 @@ function describe(f: DkimSelectorFound): string {
 
 function summarize(domain: string, dkim: DkimDiscovery): string {
   if (dkim.status === 'no_domainkey') return `${domain} publishes no DKIM keys: _domainkey.${domain} does not exist (NXDOMAIN), so no selector can exist below it.`;
-  const incomplete = dkim.failed.length > 0 ? ` ${plural(dkim.failed.length, 'lookup')} failed, so the sweep is incomplete.` : '';
+  const rcodes = [...new Set(dkim.failed.map((f) => f.rcode))].join(', ');
+  if (dkim.status === 'unknown') return `Could not check DKIM keys for ${domain}: all ${plural(dkim.selectorsTried, 'selector lookup')} failed (${rcodes}).`;
+  const incomplete = dkim.failed.length > 0 ? ` ${plural(dkim.failed.length, 'lookup')} failed (${rcodes}), so the sweep is incomplete.` : '';
+  const checked = dkim.selectorsTried - dkim.failed.length;
   if (dkim.found.length === 0) {
-    return `No DKIM keys found for ${domain} among ${dkim.selectorsTried} common selectors; keys under custom selectors cannot be discovered by guessing.${incomplete}`;
+    return `No DKIM keys found for ${domain} among ${checked}${dkim.failed.length > 0 ? ` of ${dkim.selectorsTried}` : ''} common selectors checked; keys under custom selectors cannot be discovered by guessing.${incomplete}`;
   }
   const items = dkim.found.map((f) => `${f.selector} (${describe(f).split(', via')[0]})`);
   return `Found ${plural(dkim.found.length, 'DKIM key')} for ${domain} among ${dkim.selectorsTried} common selectors: ${items.join('; ')}.${incomplete}`;

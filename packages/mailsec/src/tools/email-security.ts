@@ -1,7 +1,9 @@
 // email_security_check: MX with gateway/provider, SPF with the 10-lookup verdict, DMARC policy,
-// plus the MTA-STS and TLS-RPT records and DNSSEC, all looked up in parallel.
+// plus the MTA-STS and TLS-RPT records and DNSSEC, all looked up in parallel, then whether the MX
+// hosts have an address. A failed lookup reads "unknown"/"lookup failed", never "none".
 import { checkDmarc, type DmarcCheck } from '../dmarc/check.ts';
 import { emailGateway, mxWithProviders } from '../dns/gateway.ts';
+import { mxFindings, mxHostAddresses, type MxFinding } from '../dns/mx-hosts.ts';
 import { isDnsFailure, txtJoin } from '../resolver/types.ts';
 import { analyzeSpf, type SpfAnalysis } from '../spf/analyzer.ts';
 import { checkTarget } from '../target.ts';
@@ -21,6 +23,9 @@ export async function emailSecurityCheck(ctx: ToolContext, input: ToolInput): Pr
     ctx.resolver.resolve(`_mta-sts.${domain}`, 'TXT'),
     ctx.resolver.resolve(`_smtp._tls.${domain}`, 'TXT'),
   ]);
+  const mxHosts = await mxHostAddresses(mxRes.answers, ctx.resolver, TOOL_DEFAULTS.mxHostsChecked);
+  const mxIssues = mxFindings(mxHosts);
+  const undeliverable = mxIssues.find((f) => f.code === 'mx_host_no_address');
   const mx = mxWithProviders(mxRes.answers);
   const gateway = emailGateway(mxRes.answers);
   const truncated: Record<string, { shown: number; total: number }> = {};
@@ -28,7 +33,11 @@ export async function emailSecurityCheck(ctx: ToolContext, input: ToolInput): Pr
   const mtaStsRecord = mtaSts.answers.map(txtJoin).find((t) => /^v=STSv1/i.test(t)) ?? null;
   const tlsRptRecord = tlsRpt.answers.map(txtJoin).find((t) => /^v=TLSRPTv1/i.test(t)) ?? null;
 
-  const gatewayText = gateway ? gatewayLabel(gateway.name, gateway.kind, gateway.exchange) : mxRes.rcode === 'NXDOMAIN' ? 'none (domain does not exist)' : isDnsFailure(mxRes.rcode) ? `unknown (MX lookup ${mxRes.rcode})` : 'none (no MX records)';
+  const gatewayText = undeliverable
+    ? `none usable (the MX host has no address: ${undeliverable.hosts.join(', ')})`
+    : gateway
+      ? gatewayLabel(gateway.name, gateway.kind, gateway.exchange)
+      : mxRes.rcode === 'NXDOMAIN' ? 'none (domain does not exist)' : isDnsFailure(mxRes.rcode) ? `unknown (MX lookup ${mxRes.rcode})` : 'none (no MX records)';
   const result: Record<string, string> = {
     'Email Gateway': gatewayText,
     MX: lines(mxShown.map((m) => `${m.priority} ${m.exchange} (${m.provider})`)),
@@ -37,30 +46,41 @@ export async function emailSecurityCheck(ctx: ToolContext, input: ToolInput): Pr
     'SPF Status': spf.status,
     'DMARC Policy (p)': dmarc.policy ?? 'none published',
     DMARC: dmarc.record ?? (dmarc.status === 'error' ? `lookup failed: ${dmarc.dnsError ?? ''}` : 'no record'),
-    'MTA-STS': mtaStsRecord ?? 'none',
-    'TLS-RPT': tlsRptRecord ?? 'none',
+    'MTA-STS': mtaStsRecord ?? (isDnsFailure(mtaSts.rcode) ? `lookup failed (${mtaSts.rcode})` : 'none'),
+    'TLS-RPT': tlsRptRecord ?? (isDnsFailure(tlsRpt.rcode) ? `lookup failed (${tlsRpt.rcode})` : 'none'),
     DNSSEC: dnssec.status,
   };
   if (truncated.MX) result.MX = `${result.MX}\n(${truncated.MX.shown} of ${truncated.MX.total} shown; detail=full for all)`;
+  if (mxIssues.length > 0) result['MX Findings'] = lines(mxIssues.map((f) => f.message));
   const findings = [
+    ...mxIssues.map((f) => `MX: ${f.message}`),
     ...spf.warnings.map((w) => `SPF: ${w.message}`),
     ...[...dmarc.errors, ...dmarc.warnings].map((w) => `DMARC: ${w.message}`),
     ...(mxRes.answers.length === 0 && !isDnsFailure(mxRes.rcode) ? ['MX: no MX records; mail goes to the A record if any (RFC 5321 5.1)'] : []),
+    ...(isDnsFailure(mtaSts.rcode) ? [`MTA-STS: the lookup of _mta-sts.${domain} failed (${mtaSts.rcode})`] : []),
+    ...(isDnsFailure(tlsRpt.rcode) ? [`TLS-RPT: the lookup of _smtp._tls.${domain} failed (${tlsRpt.rcode})`] : []),
   ];
+  const failures = Object.fromEntries(
+    [['MX', mxRes.rcode] as const, ['MTA_STS', mtaSts.rcode] as const, ['TLS_RPT', tlsRpt.rcode] as const].filter(([, rcode]) => isDnsFailure(rcode)),
+  );
   return {
-    summary: summarize(domain, gatewayText, spf, dmarc),
+    summary: summarize(domain, gatewayText, spf, dmarc, mxIssues),
     result,
     data: {
       meta: makeMeta(ctx, domain, gateway?.name ?? null, dnssec.status, Object.keys(truncated).length > 0 ? { truncated } : {}),
+      // A failed lookup is null (unknown) here, not an empty list; `errors` names the rcode.
       records: {
-        MX: mxShown.map((m) => ({ priority: m.priority, exchange: m.exchange })),
+        MX: failures.MX ? null : mxShown.map((m) => ({ priority: m.priority, exchange: m.exchange })),
         SPF: spf.tree.records,
         DMARC: dmarc.records,
-        MTA_STS: mtaStsRecord ? [mtaStsRecord] : [],
-        TLS_RPT: tlsRptRecord ? [tlsRptRecord] : [],
+        MTA_STS: failures.MTA_STS ? null : mtaStsRecord ? [mtaStsRecord] : [],
+        TLS_RPT: failures.TLS_RPT ? null : tlsRptRecord ? [tlsRptRecord] : [],
       },
       email_gateway: gateway,
       mx_providers: mxShown,
+      mx_hosts: mxHosts,
+      findings: mxIssues,
+      ...(Object.keys(failures).length > 0 ? { errors: failures } : {}),
       spf: {
         status: spf.status,
         record: spf.record ?? null,
@@ -88,8 +108,15 @@ function spfMissingText(spf: SpfAnalysis): string {
   return spf.status === 'temperror' ? `lookup failed (${spf.tree.error ?? 'DNS error'})` : 'no SPF record';
 }
 
-function summarize(domain: string, gatewayText: string, spf: SpfAnalysis, dmarc: DmarcCheck): string {
-  const gw = gatewayText.startsWith('none') || gatewayText.startsWith('unknown') ? `${domain} mail gateway: ${gatewayText}.` : `${domain} receives mail through ${gatewayText}.`;
+function summarize(domain: string, gatewayText: string, spf: SpfAnalysis, dmarc: DmarcCheck, mxIssues: readonly MxFinding[]): string {
+  const undeliverable = mxIssues.find((f) => f.code === 'mx_host_no_address');
+  const gw = undeliverable
+    ? `${domain}: ${undeliverable.message}.`
+    : gatewayText.startsWith('none') || gatewayText.startsWith('unknown')
+      ? `${domain} mail gateway: ${gatewayText}.`
+      : `${domain} receives mail through ${gatewayText}.`;
+  const other = mxIssues.filter((f) => f.code !== 'mx_host_no_address' && f.code !== 'null_mx');
+  const mxNote = other.length > 0 ? ` Note: ${other.map((f) => f.message).join('; ')}.` : '';
   const spfText = spf.record
     ? `SPF is published and uses ${spf.lookups.total} of ${spf.lookups.limit} DNS lookups (${spf.verdict === 'ok' ? 'ok' : 'over the limit: receivers return permerror'})${spf.status === 'permerror' ? ', but it has errors' : ''}.`
     : spf.status === 'temperror'
@@ -102,7 +129,7 @@ function summarize(domain: string, gatewayText: string, spf: SpfAnalysis, dmarc:
       : dmarc.status === 'invalid'
         ? 'The DMARC record is invalid, so no policy applies.'
         : 'No DMARC policy is published.';
-  return `${gw} ${spfText} ${dmarcText}`;
+  return `${gw} ${spfText} ${dmarcText}${mxNote}`;
 }
 
 /** The DMARC part shared by email_security_check and dmarc_check's data. */
