@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { notifyConfigSchema, resolveDownloadSecret } from '@dv/notify';
-import { env, serviceSchema } from '@dv/runtime';
+import { downloadSecretProductionRules, notifyConfigSchema, resolveDownloadSecret, webhookLoopbackRule } from '@dv/notify';
+import { env, serviceSchema, unsafe, type ProductionRules } from '@dv/runtime';
 import { GATEWAY_DEFAULTS as D } from './defaults.ts';
 
 // Validated once at start (runService exits listing every bad variable). Secrets come through
@@ -10,12 +10,11 @@ export const gatewayConfigSchema = z.object({
   PUBLIC_BASE_URL: env.url(['http:', 'https:']).default(D.publicBaseUrl).transform((v) => v.replace(/\/+$/, '')),
   UPGRADE_URL: env.url(['http:', 'https:']).default(D.upgradeUrl),
   /**
-   * HMAC key of signed download links; at least 32 characters; every replica needs the same one.
-   * Required when NODE_ENV=production; elsewhere (npm start, tests) a fixed development key is
-   * used with a warning, so the local stack starts without secrets.
+   * HMAC key of signed download links and sealed OAuth consent requests; at least 32 characters;
+   * every replica and the scheduler need the same one. Required when NODE_ENV=production; unset
+   * elsewhere, a random key for this process only (npm start passes one per stack).
    */
   DOWNLOAD_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  NODE_ENV: z.string().default('development'),
   DOWNLOAD_LINK_TTL_SECONDS: env.int(D.downloadLinkTtlSeconds, 60, 30 * 24 * 60 * 60),
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{0,40}$/).default(D.redisKeyPrefix),
   AUTH_CACHE_TTL_MS: env.int(D.authCacheTtlMs, 0, 300_000),
@@ -31,7 +30,13 @@ export const gatewayConfigSchema = z.object({
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
-export { DEV_DOWNLOAD_SIGNING_SECRET } from '@dv/notify';
+/** Refused when NODE_ENV=production (loadConfig lists every one; the process exits 78). */
+export const gatewayProductionRules: ProductionRules<GatewayConfig> = {
+  PUBLIC_BASE_URL: unsafe.loopbackUrl(),
+  ...downloadSecretProductionRules,
+  MCP_LIST_URL_ALLOW_HTTP_LOOPBACK: unsafe.switchOn('lets MCP verify_list_from_url fetch loopback targets over http (tests only)'),
+  WEBHOOK_ALLOW_HTTP_LOOPBACK: webhookLoopbackRule,
+};
 
 /** The signing key in force, or an error message when production runs without one. */
 export function downloadSecret(config: GatewayConfig): { secret: string; warning?: string } | { error: string } {

@@ -1,6 +1,6 @@
 import { runService } from '@dv/runtime';
 import { mountGateway } from './app.ts';
-import { downloadSecret, gatewayConfigSchema } from './config.ts';
+import { downloadSecret, gatewayConfigSchema, gatewayProductionRules } from './config.ts';
 import { createGatewayContext, startContext, stopContext, type GatewayContext } from './context.ts';
 
 let ctx: GatewayContext | undefined;
@@ -8,6 +8,7 @@ let ctx: GatewayContext | undefined;
 await runService({
   name: 'gateway',
   schema: gatewayConfigSchema,
+  unsafeInProduction: gatewayProductionRules,
   needs: { nats: true, redis: true, mongo: true },
   routes: async (app, service) => {
     const secret = downloadSecret(service.config);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { recordPid } from './stack/process.ts';
@@ -33,6 +34,27 @@ export const SERVICE_NODE_OPTIONS: Readonly<Record<ServiceName, string>> = {
   scheduler: '--max-semi-space-size=16 --max-old-space-size=256',
   'probe-node': '--max-semi-space-size=16 --max-old-space-size=256',
 };
+
+/**
+ * The stack's download-signing key (links in job views and completion emails), made once per data
+ * folder so links survive a restart of `npm start`, and passed to every service as
+ * DOWNLOAD_SIGNING_SECRET_FILE (the gateway and scheduler must share it; the value never appears in
+ * the environment or stack.json). A key the user set (DOWNLOAD_SIGNING_SECRET or _FILE) wins.
+ */
+export function stackSecretsEnv(dataDir: string, userEnv: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  if (userEnv.DOWNLOAD_SIGNING_SECRET || userEnv.DOWNLOAD_SIGNING_SECRET_FILE) return {};
+  const file = join(dataDir, 'download-signing-secret');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    // 'wx': two launchers racing on one folder keep the first key instead of overwriting it.
+    try {
+      writeFileSync(file, `${randomBytes(48).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  return { DOWNLOAD_SIGNING_SECRET_FILE: file };
+}
 
 export interface RunningProcess {
   name: ServiceName;

@@ -1,29 +1,7 @@
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DNSBL_ZONES } from '@dv/mailsec';
-import { env, serviceSchema } from '@dv/runtime';
+import { env, serviceSchema, unsafe, type ProductionRules } from '@dv/runtime';
 import { LOOKUP_DEFAULTS as D } from './defaults.ts';
-
-/**
- * Comma-separated IPs or CIDRs of the reverse proxies whose `X-Forwarded-For` we believe. Empty (the
- * default) means no proxy is trusted and the socket address is the client: a header anyone can
- * send must never choose whose quota is spent.
- */
-const cidrList = () =>
-  z
-    .string()
-    .default('')
-    .transform((v, ctx) => {
-      const items = v.split(',').map((s) => s.trim()).filter(Boolean);
-      for (const item of items) {
-        const [addr = '', prefix, ...rest] = item.split('/');
-        const family = isIP(addr);
-        const max = family === 6 ? 128 : 32;
-        const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
-        if (family === 0 || !prefixOk || rest.length > 0) ctx.addIssue({ code: 'custom', message: `"${item}" is not an IP address or CIDR` });
-      }
-      return items;
-    });
 
 const httpUrl = () => env.url(['http:', 'https:']).transform((v) => v.replace(/\/+$/, ''));
 
@@ -59,7 +37,6 @@ export const lookupConfigSchema = z.object({
   DOCS_URL: httpUrl().default(D.docsUrl),
   PRICING_URL: httpUrl().default(D.pricingUrl),
 
-  TRUSTED_PROXIES: cidrList(),
   ANONYMOUS_LOOKUPS_PER_DAY: env.int(D.anonymousPerDay, 1, 1_000_000),
   FREE_KEY_LOOKUPS_PER_DAY: env.int(D.freeKeyPerDay, 1, 1_000_000),
   CACHE_TTL_SECONDS: env.int(D.cacheTtlSeconds, 0, 86_400),
@@ -74,3 +51,13 @@ export const lookupConfigSchema = z.object({
   KEY_REQUESTS_PER_IP_PER_DAY: env.int(D.keyRequestsPerIpPerDay, 1, 100_000),
 });
 export type LookupConfig = z.infer<typeof lookupConfigSchema>;
+
+// TRUSTED_PROXIES (and BEHIND_PROXY) come with serviceSchema: the IPs or CIDRs of the reverse proxies
+// whose X-Forwarded-For we believe; empty (the default) means the socket address is the client, as
+// a header anyone can send must never choose whose quota is spent.
+
+/** Refused when NODE_ENV=production (loadConfig lists every one; the process exits 78). */
+export const lookupProductionRules: ProductionRules<LookupConfig> = {
+  PUBLIC_BASE_URL: unsafe.loopbackUrl(),
+  ALLOW_PRIVATE_TARGETS: unsafe.switchOn('accepts loopback/private IP targets (the simulated world only)'),
+};

@@ -1,6 +1,6 @@
 import { runService } from '@dv/runtime';
 import { mountLookup } from './app.ts';
-import { lookupConfigSchema } from './config.ts';
+import { lookupConfigSchema, lookupProductionRules } from './config.ts';
 import { createLookupContext, type LookupContext } from './context.ts';
 import { createLookupEngine } from './engine.ts';
 
@@ -9,6 +9,7 @@ let ctx: LookupContext | undefined;
 await runService({
   name: 'lookup',
   schema: lookupConfigSchema,
+  unsafeInProduction: lookupProductionRules,
   needs: { redis: true, mongo: true },
   routes: async (app, service) => {
     const { config } = service;

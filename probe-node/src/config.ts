@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, serviceSchema } from '@dv/runtime';
+import { env, serviceSchema, unsafe, type ProductionRules } from '@dv/runtime';
 import { PROBE_DEFAULTS as D } from './defaults.ts';
 
 const hostname = z.string().regex(/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/, 'must be a host name (FQDN)');
@@ -55,3 +55,9 @@ export const probeConfigSchema = z
     }
   });
 export type ProbeConfig = z.infer<typeof probeConfigSchema>;
+
+/** Refused when NODE_ENV=production: remote MX hosts see these names (loadConfig lists every one; exit 78). */
+export const probeProductionRules: ProductionRules<ProbeConfig> = {
+  PROBE_HELO_NAME: unsafe.localhostName(),
+  PROBE_MAIL_FROM: unsafe.localhostEmail(),
+};

@@ -1,7 +1,7 @@
 // Probe node process: one SMTP session per NATS request on `probe.<nodeId>.session`.
 import { hostname } from 'node:os';
 import { runService } from '@dv/runtime';
-import { probeConfigSchema } from './config.ts';
+import { probeConfigSchema, probeProductionRules } from './config.ts';
 import { ProbeNode } from './node.ts';
 import { nodeIdFrom } from './node-id.ts';
 
@@ -10,6 +10,7 @@ let node: ProbeNode | undefined;
 await runService({
   name: 'probe-node',
   schema: probeConfigSchema,
+  unsafeInProduction: probeProductionRules,
   needs: { nats: true },
   start: async (ctx) => {
     const nodeId = nodeIdFrom(ctx.config.PROBE_NODE_ID, hostname());

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { notifyConfigSchema } from '@dv/notify';
-import { env, serviceSchema } from '@dv/runtime';
+import { downloadSecretProductionRules, notifyConfigSchema, notifyProductionRules } from '@dv/notify';
+import { env, serviceSchema, unsafe, type ProductionRules } from '@dv/runtime';
 import type { RetryLadders } from '@dv/verdict';
 import { SCHEDULER_DEFAULTS as D } from './defaults.ts';
 
@@ -84,9 +84,8 @@ export const schedulerConfigSchema = z
     ...notifyConfigSchema,
     /** Where customers reach the gateway: absolute links in webhook bodies and emails (same value as the gateway's). */
     PUBLIC_BASE_URL: env.url(['http:', 'https:']).default(D.publicBaseUrl).transform((v) => v.replace(/\/+$/, '')),
-    /** HMAC key of signed CSV links; must equal the gateway's. */
+    /** HMAC key of signed CSV links; must equal the gateway's (required when NODE_ENV=production). */
     DOWNLOAD_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-    NODE_ENV: z.string().default('development'),
   })
   .superRefine((c, ctx) => {
     if (c.LOAD_SATURATED_SECONDS <= c.LOAD_BUSY_SECONDS) ctx.addIssue({ code: 'custom', path: ['LOAD_SATURATED_SECONDS'], message: 'must exceed LOAD_BUSY_SECONDS' });
@@ -98,6 +97,14 @@ export const schedulerConfigSchema = z
     }
   });
 export type SchedulerConfig = z.infer<typeof schedulerConfigSchema>;
+
+/** Refused when NODE_ENV=production (loadConfig lists every one; the process exits 78). */
+export const schedulerProductionRules: ProductionRules<SchedulerConfig> = {
+  PUBLIC_BASE_URL: unsafe.loopbackUrl(),
+  ...downloadSecretProductionRules,
+  PROBE_MAIL_FROM: unsafe.localhostEmail(),
+  ...notifyProductionRules,
+};
 
 /** Both retry ladders in (scaled) minutes after the first try, as nextAction() takes them. */
 export function retryLadders(config: Pick<SchedulerConfig, 'GREYLIST_LADDER_MINUTES' | 'TEMP_FAILURE_LADDER_MINUTES' | 'GREYLIST_LADDER_SCALE'>): RetryLadders {

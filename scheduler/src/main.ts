@@ -2,7 +2,7 @@
 // probe fleet, stores results and events, publishes load figures (docs/scheduler.md).
 import { notifyWorkerSettings, resolveDownloadSecret, startNotifyWorker, type NotifyWorker } from '@dv/notify';
 import { runService } from '@dv/runtime';
-import { schedulerConfigSchema } from './config.ts';
+import { schedulerConfigSchema, schedulerProductionRules } from './config.ts';
 import { Scheduler } from './scheduler.ts';
 
 let scheduler: Scheduler | undefined;
@@ -11,6 +11,7 @@ let notifier: NotifyWorker | undefined;
 await runService({
   name: 'scheduler',
   schema: schedulerConfigSchema,
+  unsafeInProduction: schedulerProductionRules,
   needs: { nats: true, redis: true, mongo: true },
   start: async (ctx) => {
     scheduler = new Scheduler({ nc: ctx.nats!.nc, redis: ctx.redis!.redis, db: ctx.mongo!.db, config: ctx.config, log: ctx.log, registry: ctx.registry });

@@ -13,13 +13,16 @@ import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
 import { applySchema } from '../../../infra/src/demo-account.ts';
 import { REPO_ROOT, startStack, type Stack } from '../../../infra/src/stack/stack.ts';
 import { mountGateway } from '../app.ts';
-import { gatewayConfigSchema } from '../config.ts';
+import { downloadSecret, gatewayConfigSchema } from '../config.ts';
 import { createGatewayContext, startContext, stopContext, type GatewayContext } from '../context.ts';
 import { startFakeScheduler, type FakeScheduler } from './fake-scheduler.ts';
 
 // The gateway in-process for tests: the real app on the run's Redis and MongoDB (a database and a
 // Redis prefix of its own) and a private nats-server, so no other test file consumes our VERIFY
 // messages. `env` is what a child gateway process needs to join the same setup.
+
+/** The harness's download-signing key (tests sign links of their own with it). */
+export const TEST_DOWNLOAD_SECRET = 'test-download-secret-test-download-secret';
 
 export interface TestAccount {
   account: Account;
@@ -73,11 +76,15 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
       MONGODB_DB: mongo.db.databaseName,
       REDIS_KEY_PREFIX: `t_${tag}:`,
       LOG_LEVEL: 'warn',
+      // One key for this gateway and any child process (another replica, the scheduler) joining it.
+      DOWNLOAD_SIGNING_SECRET: TEST_DOWNLOAD_SECRET,
       ...opts.env,
     };
     const config = loadConfig('gateway', gatewayConfigSchema, env);
+    const secret = downloadSecret(config);
+    if ('error' in secret) throw new Error(secret.error);
     const abort = new AbortController();
-    const ctx = createGatewayContext({ config, downloadSecret: 'test-download-secret-test-download-secret', log, registry, db: mongo.db, redis: redisDep.redis, nc: nats.nc, shutdownSignal: abort.signal });
+    const ctx = createGatewayContext({ config, downloadSecret: secret.secret, log, registry, db: mongo.db, redis: redisDep.redis, nc: nats.nc, shutdownSignal: abort.signal });
     await startContext(ctx);
     const app = createHttpApp({ registry, log, dependencies: () => [], isShuttingDown: () => false });
     mountGateway(app, ctx);
@@ -93,7 +100,7 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
       db: m.db,
       redis: r.redis,
       nc: n.nc,
-      env: { ...env, DOWNLOAD_SIGNING_SECRET: 'test-download-secret-test-download-secret' },
+      env,
       scheduler,
       natsStack: stack,
       account: async (a = {}) => {

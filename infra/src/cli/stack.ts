@@ -1,11 +1,13 @@
 // `npm run stack`: only the servers (NATS with JetStream, Redis, MongoDB replica set) on free
 // loopback ports, for running a service by hand or from an IDE. Prints the env to export.
 import { join } from 'node:path';
+import { stackSecretsEnv } from '../services.ts';
 import { REPO_ROOT, startStack } from '../stack/stack.ts';
 
 const stack = await startStack({ dataDir: join(REPO_ROOT, '.local', 'stack-only'), log: (m) => process.stdout.write(`${m}\n`), detached: true });
 process.stdout.write(`\nServers are up. Export these to run a service against them:\n`);
-for (const [name, value] of Object.entries(stack.env)) process.stdout.write(`  export ${name}='${value}'\n`);
+// The signing key too, so a gateway and a scheduler run by hand sign and check links alike.
+for (const [name, value] of Object.entries({ ...stack.env, ...stackSecretsEnv(stack.dataDir) })) process.stdout.write(`  export ${name}='${value}'\n`);
 process.stdout.write('\nCtrl-C stops them.\n');
 const stop = () => void stack.stop().then(() => process.exit(0));
 process.on('SIGINT', stop);

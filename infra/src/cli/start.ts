@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { applySchema, ensureDemoAccount } from '../demo-account.ts';
-import { DEFAULT_PORTS, SERVICE_NAMES, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
+import { DEFAULT_PORTS, SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
 import { REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';
 import { demoWorldSummary, startDemoWorld, type DemoWorld } from './demo-world.ts';
 import { firstCurls } from './first-curls.ts';
@@ -48,7 +48,8 @@ try {
   mkdirSync(localDir, { recursive: true });
   say(`starting NATS (JetStream), Redis and MongoDB on free loopback ports (data in .local/stack)…`);
   stack = await startStack({ dataDir: join(localDir, 'stack'), log: say, detached: true });
-  const env: Record<string, string> = { ...stack.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
+  // The signing key lives with the stack's data, so links outlive a restart of `npm start`.
+  const env: Record<string, string> = { ...stack.env, ...stackSecretsEnv(stack.dataDir), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
   if (demo) {
     world = await startDemoWorld();
     Object.assign(env, world.env);

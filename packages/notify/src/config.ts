@@ -1,4 +1,4 @@
-import { env } from '@dv/runtime';
+import { env, unsafe, type ProductionRules } from '@dv/runtime';
 import { z } from 'zod';
 import { NOTIFY_DEFAULTS as D } from './defaults.ts';
 import type { NotifyWorkerOptions } from './worker.ts';
@@ -22,6 +22,16 @@ export const notifyConfigSchema = {
 };
 
 export type NotifyConfig = z.infer<z.ZodObject<typeof notifyConfigSchema>>;
+
+/** WEBHOOK_ALLOW_HTTP_LOOPBACK's production rule (also for a service that only checks webhook URLs). */
+export const webhookLoopbackRule = unsafe.switchOn('lets webhooks reach http:// and loopback receivers (tests only)');
+
+/** What a service running the worker refuses with NODE_ENV=production (spread into its rules). */
+export const notifyProductionRules: ProductionRules<NotifyConfig> = {
+  WEBHOOK_ALLOW_HTTP_LOOPBACK: webhookLoopbackRule,
+  // The default sender is @localhost: receivers drop it, and it is not an address we answer.
+  MAIL_FROM: (from, c) => (c.SMTP_RELAY_URL ? unsafe.localhostEmail()(from, c) : undefined),
+};
 
 /** Worker options from validated config plus what the service holds already. */
 export function notifyWorkerSettings(

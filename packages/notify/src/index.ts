@@ -42,5 +42,5 @@ export { renderCompletionEmail, sendCompletionEmail, createMailTransport, type C
 export { NOTIFY_METRICS, createNotifyMetrics, type NotifyMetrics, type EmailOutcome } from './metrics.ts';
 export { loadDecisionCounts } from './store.ts';
 export { startNotifyWorker, startWebhookWorker, type NotifyWorker, type NotifyWorkerOptions, type EmailSettings } from './worker.ts';
-export { notifyConfigSchema, notifyWorkerSettings, type NotifyConfig } from './config.ts';
-export { DEV_DOWNLOAD_SIGNING_SECRET, resolveDownloadSecret } from './download-secret.ts';
+export { notifyConfigSchema, notifyProductionRules, webhookLoopbackRule, notifyWorkerSettings, type NotifyConfig } from './config.ts';
+export { PUBLISHED_DOWNLOAD_SECRETS, downloadSecretProductionRules, resolveDownloadSecret } from './download-secret.ts';

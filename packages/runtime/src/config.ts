@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import { COMMON_PRODUCTION_RULES, isProduction, productionProblems, type ProductionRules } from './production.ts';
 
 /** Thrown by `loadConfig` with every bad variable listed, so one run shows every problem at once. */
 export class ConfigError extends Error {
   readonly problems: readonly string[];
-  constructor(service: string, problems: string[]) {
-    super(`${service}: invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  constructor(service: string, problems: string[], heading = 'invalid configuration') {
+    super(`${service}: ${heading}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
     this.problems = problems;
   }
@@ -16,7 +18,13 @@ export class ConfigError extends Error {
  * contents (trimmed) become NAME: the Kubernetes way to pass secrets without putting them in the
  * environment. Setting both is an error, as is an unreadable file.
  */
-export function loadConfig<S extends z.ZodObject>(service: string, schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function loadConfig<S extends z.ZodObject>(
+  service: string,
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+  /** With NODE_ENV=production, the service's settings that are refused (see production.ts). */
+  unsafeInProduction: ProductionRules<z.infer<S>> = {},
+): z.infer<S> {
   const problems: string[] = [];
   const values: Record<string, string | undefined> = {};
   for (const name of Object.keys(schema.shape)) {
@@ -45,7 +53,13 @@ export function loadConfig<S extends z.ZodObject>(service: string, schema: S, en
     }
   }
   if (problems.length > 0) throw new ConfigError(service, problems);
-  return (parsed as { data: z.infer<S> }).data;
+  const data = (parsed as { data: z.infer<S> }).data;
+  // Checked on the parsed values (a boolean is a boolean, a URL is valid), so only once the schema passes.
+  if (isProduction((data as { NODE_ENV?: string }).NODE_ENV ?? env.NODE_ENV)) {
+    const unsafe = productionProblems(data, { ...(COMMON_PRODUCTION_RULES as ProductionRules<z.infer<S>>), ...unsafeInProduction });
+    if (unsafe.length > 0) throw new ConfigError(service, unsafe, 'invalid configuration for NODE_ENV=production');
+  }
+  return data;
 }
 
 function redact(name: string, value: string): string {
@@ -53,9 +67,9 @@ function redact(name: string, value: string): string {
 }
 
 /** Loads config or exits the process with the one message that lists every bad variable. */
-export function loadConfigOrExit<S extends z.ZodObject>(service: string, schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function loadConfigOrExit<S extends z.ZodObject>(service: string, schema: S, env: NodeJS.ProcessEnv = process.env, unsafeInProduction: ProductionRules<z.infer<S>> = {}): z.infer<S> {
   try {
-    return loadConfig(service, schema, env);
+    return loadConfig(service, schema, env, unsafeInProduction);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
@@ -103,6 +117,22 @@ export const env = {
         for (const item of items) if (!/^[0-9.]+$|^[0-9a-fA-F:]+$/.test(item)) ctx.addIssue({ code: 'custom', message: `"${item}" is not an IP address` });
         return items;
       }),
+  /** Comma-separated IPs or CIDRs (TRUSTED_PROXIES). */
+  cidrList: () =>
+    z
+      .string()
+      .default('')
+      .transform((v, ctx) => {
+        const items = v.split(',').map((s) => s.trim()).filter(Boolean);
+        for (const item of items) {
+          const [addr = '', prefix, ...rest] = item.split('/');
+          const family = isIP(addr);
+          const max = family === 6 ? 128 : 32;
+          const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
+          if (family === 0 || !prefixOk || rest.length > 0) ctx.addIssue({ code: 'custom', message: `"${item}" is not an IP address or CIDR` });
+        }
+        return items;
+      }),
 };
 
 /** Connection settings shared by every service that talks to the platform's servers. */
@@ -117,6 +147,18 @@ export const commonSchema = {
   LOG_LEVEL: env.logLevel(),
   /** Seconds a SIGTERM'd process may spend draining before it exits anyway. */
   SHUTDOWN_TIMEOUT_MS: env.int(9_000, 100, 60_000),
+  /** `production` turns on the refusal of unsafe settings (production.ts). */
+  NODE_ENV: z.string().default('development'),
+};
+
+/**
+ * Client addresses behind a reverse proxy. express's `trust proxy` is TRUSTED_PROXIES (default none:
+ * req.ip is the socket peer, and an X-Forwarded-For anyone can send is ignored). BEHIND_PROXY=true
+ * says clients arrive through a proxy; in production that requires TRUSTED_PROXIES.
+ */
+export const proxySchema = {
+  BEHIND_PROXY: env.bool(false),
+  TRUSTED_PROXIES: env.cidrList(),
 };
 
 /** HOST/PORT plus the common and infra settings; a service spreads this into its own schema. */
@@ -125,6 +167,7 @@ export function serviceSchema(defaultPort: number) {
     HOST: z.string().min(1).default('127.0.0.1'),
     PORT: env.port(defaultPort),
     ...commonSchema,
+    ...proxySchema,
     ...infraSchema,
   };
 }

@@ -11,6 +11,17 @@ export interface HttpAppOptions {
   dependencies: () => readonly Dependency[];
   isShuttingDown: () => boolean;
   jsonLimitBytes?: number;
+  /**
+   * TRUSTED_PROXIES: the peers whose X-Forwarded-For express believes for req.ip (and req.protocol).
+   * Empty or absent: none, req.ip is the socket address (a header anyone can send must not choose
+   * whose per-IP limit is spent).
+   */
+  trustedProxies?: readonly string[];
+}
+
+/** express's `trust proxy` value for a TRUSTED_PROXIES list. */
+export function trustProxySetting(trustedProxies: readonly string[] = []): false | string[] {
+  return trustedProxies.length > 0 ? [...trustedProxies] : false;
 }
 
 /**
@@ -23,7 +34,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', false);
+  app.set('trust proxy', trustProxySetting(opts.trustedProxies));
   app.use(httpMetrics(opts.registry));
   app.use((_req, res, next) => {
     if (opts.isShuttingDown()) res.setHeader('Connection', 'close');

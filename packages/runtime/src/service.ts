@@ -11,6 +11,7 @@ import { createRegistry } from './metrics.ts';
 import { connectMongo, ensureCollections, type MongoDependency } from './mongo.ts';
 import { connectNats, ensureKvBuckets, ensureStreams, natsManager, type NatsDependency } from './nats.ts';
 import { connectRedis, type RedisDependency } from './redis.ts';
+import type { ProductionRules } from './production.ts';
 import { installGracefulShutdown } from './shutdown.ts';
 
 /** Settings every service schema carries (see `serviceSchema`). */
@@ -19,6 +20,9 @@ export interface BaseServiceConfig {
   PORT: number;
   LOG_LEVEL: string;
   SHUTDOWN_TIMEOUT_MS: number;
+  NODE_ENV: string;
+  BEHIND_PROXY: boolean;
+  TRUSTED_PROXIES: readonly string[];
   NATS_URL: string;
   REDIS_URL: string;
   MONGODB_URL: string;
@@ -41,6 +45,8 @@ export interface ServiceDefinition<S extends z.ZodObject> {
   name: string;
   schema: S;
   needs: { nats?: boolean; redis?: boolean; mongo?: boolean };
+  /** Settings refused when NODE_ENV=production (the common proxy rule applies to every service). */
+  unsafeInProduction?: ProductionRules<z.infer<S>>;
   /** Mount the service's routes. */
   routes?: (app: Express, ctx: ServiceContext<z.infer<S> & BaseServiceConfig>) => void | Promise<void>;
   /** Start background work (consumers, timers) once connected. */
@@ -61,7 +67,7 @@ export interface RunningService {
  * idempotently), HTTP with health/readiness/metrics, and graceful shutdown on SIGTERM.
  */
 export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S>): Promise<RunningService> {
-  const config = loadConfigOrExit(def.name, def.schema) as z.infer<S> & BaseServiceConfig;
+  const config = loadConfigOrExit(def.name, def.schema, process.env, def.unsafeInProduction) as z.infer<S> & BaseServiceConfig;
   const log = createLogger(def.name, config.LOG_LEVEL);
   const registry = createRegistry(def.name);
   const abort = new AbortController();
@@ -97,7 +103,7 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   }
 
   const ctx: ServiceContext<z.infer<S> & BaseServiceConfig> = { name: def.name, config, log, registry, nats, redis, mongo, shutdownSignal: abort.signal };
-  const app = createHttpApp({ registry, log, dependencies: () => deps, isShuttingDown: () => shuttingDown });
+  const app = createHttpApp({ registry, log, dependencies: () => deps, isShuttingDown: () => shuttingDown, trustedProxies: config.TRUSTED_PROXIES });
   await def.routes?.(app, ctx);
   finishHttpApp(app, log);
 

@@ -66,6 +66,8 @@ export async function startHarness(label: string): Promise<Harness> {
     MONGODB_URL: shared.MONGODB_URL as string,
     MONGODB_DB: mongo.db.databaseName,
     REDIS_PREFIX: `t:${tag}:`,
+    // The key the gateway harness checks links with, so links in completion emails verify there.
+    DOWNLOAD_SIGNING_SECRET: 'test-download-secret-test-download-secret',
   };
   const running: Array<() => Promise<unknown>> = [];
 
