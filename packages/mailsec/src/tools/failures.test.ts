@@ -191,6 +191,12 @@ describe('other lookups that fail', () => {
     expect(out.data.errors).toEqual({ MTA_STS: 'SERVFAIL', TLS_RPT: 'SERVFAIL' });
   });
 
+  it('spf_analyze: an include that could not be looked up makes the count a lower bound, not "ok"', async () => {
+    const out = await run(failing((n) => n === '_spf.mailer.test'), 'spf_analyze', 'acme.test');
+    expect(out.summary).toMatch(/^SPF uses at least \d+ of 10 DNS lookups; whether it stays within the limit is unknown: _spf\.mailer\.test could not be looked up/);
+    expect(out.summary).not.toMatch(/\(ok\)/);
+  });
+
   it('dkim_discover: every selector failing is unknown, not "no keys found"', async () => {
     const out = await run(failing((n) => n.includes('_domainkey.')), 'dkim_discover', 'acme.test');
     expect(out.data.dkim).toMatchObject({ status: 'unknown' });

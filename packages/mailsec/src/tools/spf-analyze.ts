@@ -47,6 +47,11 @@ function summarize(domain: string, spf: SpfAnalysis): string {
   if (!spf.record) {
     return spf.status === 'temperror' ? `The SPF lookup for ${domain} failed (${spf.tree.error ?? 'DNS error'}).` : `${domain} publishes no SPF record.`;
   }
+  // An include whose lookup failed has an unknown subtree: the count is a lower bound, and "ok" is not known.
+  const failed = collect(spf.tree).filter((n) => n.via !== 'root' && n.status === 'temperror');
+  if (failed.length > 0 && spf.verdict === 'ok') {
+    return `SPF uses at least ${spf.lookups.total} of ${spf.lookups.limit} DNS lookups; whether it stays within the limit is unknown: ${failed.map((n) => n.domain).join(', ')} could not be looked up (${failed[0]?.error ?? 'DNS error'}).`;
+  }
   const base = `SPF uses ${spf.lookups.total} of ${spf.lookups.limit} DNS lookups (${spf.verdict === 'ok' ? 'ok' : 'over the limit: receivers return permerror'})`;
   const errors = spf.warnings.filter((w) => w.severity === 'error').length;
   const extra = [
