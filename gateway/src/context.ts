@@ -53,7 +53,7 @@ export interface ContextOptions {
 export function createGatewayContext(o: ContextOptions): GatewayContext {
   const prefix = o.config.REDIS_KEY_PREFIX;
   const limits: Limits = new Limits({ redis: o.redis, prefix, slotMaxAgeSeconds: D.inFlightSlotMaxAgeSeconds, runningJobs: (acc, kind): Promise<string[]> => jobs.runningJobIds(acc, kind) });
-  const jobs: JobService = new JobService({ db: o.db, publisher: new JetStreamPublisher(o.nc), limits, log: o.log, itemInsertBatch: D.itemInsertBatch, batchConcurrency: D.batchConcurrency, singleWriteBatchMax: D.singleWriteBatchMax, singleWriteInFlight: D.singleWriteInFlight });
+  const jobs: JobService = new JobService({ db: o.db, publisher: new JetStreamPublisher(o.nc), limits, log: o.log, itemInsertBatch: D.itemInsertBatch, batchConcurrency: D.batchConcurrency, singleWriteBatchMax: D.singleWriteBatchMax, singleWriteInFlight: D.singleWriteInFlight, publishRetry: { attempts: D.publishAttempts, baseDelayMs: D.publishRetryBaseMs, windowMs: D.publishRetryWindowMs }, idempotencyWindowSeconds: D.idempotencyTtlSeconds });
   const waiter = new DoneWaiter(o.nc);
   const oauth = new OAuthStore(o.db, { codeSeconds: D.oauthCodeTtlSeconds, accessSeconds: D.oauthAccessTokenTtlSeconds, refreshSeconds: D.oauthRefreshTokenTtlSeconds, clientUnusedSeconds: D.oauthClientUnusedTtlSeconds });
   return {

@@ -33,6 +33,14 @@ export const GATEWAY_DEFAULTS = {
   /** Batches in flight at once: MongoDB inserts of one overlap JetStream acks of another. */
   batchConcurrency: 3,
   /**
+   * An item message whose ack does not come is published again (the item id as message id makes
+   * that safe): this many tries, the second after this delay, doubled after each, and none begun
+   * this long after the first (an ack timeout is 5 s, so a dead NATS fails a request in ~10 s).
+   */
+  publishAttempts: 3,
+  publishRetryBaseMs: 200,
+  publishRetryWindowMs: 8_000,
+  /**
    * Group commit of sandbox single checks (the API's hottest write): documents of requests that
    * arrive while a write is in flight go together in the next one, up to this many, with this
    * many writes in flight. Alone, a request's write goes out at once (no added latency).

@@ -2,6 +2,8 @@
 // - retries: parked items that are due go back onto JetStream (message id `<item>:a<attempts>`, so
 //   two replicas sweeping the same item publish one message), then turn `queued`;
 // - unpublished: items of jobs whose gateway died before publishing them all go onto JetStream;
+//   such a job short of stored items first has its total brought down to them and the gap
+//   refunded once (reconcile.ts, ledger id refund:<job>:unstored);
 // - deadlines: running jobs past `deadline_at` end their leftover items unknown/deadline, refund
 //   them once (ledger id refund:<job>:deadline) and complete. `deadline_settled: false` marks a
 //   sweep in progress, so a replica dying part-way is finished by the next sweep, and no other
@@ -14,6 +16,7 @@ import { JetStreamPublisher, type Logger } from '@dv/runtime';
 import { checkSyntax, verdict } from '@dv/verdict';
 import type { SchedulerConfig } from './config.ts';
 import type { SchedulerMetrics } from './metrics.ts';
+import { reconcileStoredItems } from './reconcile.ts';
 import type { FinishedItem, ResultStore } from './store.ts';
 
 export interface SweeperDeps {
@@ -97,6 +100,7 @@ export class Sweeper {
     const stalled = await this.jobs.find({ 'unpublished.at': { $lte: cutoff } }).limit(50).toArray();
     let republished = 0;
     for (const job of stalled) {
+      if (job.status === 'running') await this.reconcile(job);
       const from = job.unpublished?.from_seq ?? 0;
       const items = job.status === 'running' ? await this.items.find({ job_id: job._id, seq: { $gte: from }, state: 'queued' }).sort({ seq: 1 }).limit(this.d.config.SWEEP_BATCH).toArray() : [];
       await this.republish(items.map((item) => ({ job, item, msgID: item._id })));
@@ -106,6 +110,15 @@ export class Sweeper {
     }
     if (republished > 0) this.d.log.warn({ items: republished, jobs: stalled.length }, 'republished items a gateway had stored but not published');
     return republished;
+  }
+
+  /** A stalled job short of stored items: total brought down to them, the gap refunded once, and it may complete. */
+  private async reconcile(job: JobDoc): Promise<void> {
+    const r = await reconcileStoredItems(this.d.db, job);
+    if (r.missing === 0) return;
+    if (r.refunded > 0) this.d.metrics.refunds.inc(r.refunded);
+    this.d.log.warn({ job: job._id, missing: r.missing, refunded: r.refunded }, 'job had items charged but never stored; total reconciled');
+    await this.d.store.checkCompletion(job._id);
   }
 
   /** The jobs of these items, one query. */

@@ -92,6 +92,8 @@ interface Prepared {
   webhookUrl: string | null;
   maxWallSeconds: number | null;
   fp: string;
+  /** A retry with the same key gets the job an earlier, failed try stored (JobService.create). */
+  idempotencyKey?: string;
 }
 
 export const jobsCreateRoute = defineRoute({
@@ -117,6 +119,7 @@ export const jobsCreateRoute = defineRoute({
     if (req.is('multipart/form-data')) prepared = await prepareUpload(ctx, caller, req);
     else if (req.is('application/json') || req.is('application/*+json')) prepared = prepareJson(ctx, caller, req.body);
     else throw new ApiError('unsupported_media_type', 'Send application/json or multipart/form-data.');
+    prepared.idempotencyKey = input.idempotencyKey;
     return ctx.idempotency.run(caller, input.idempotencyKey, prepared.fp, () => create(ctx, caller, prepared, (req as HeldListSlot).heldListSlot), signal);
   },
 });
@@ -169,8 +172,10 @@ async function create(ctx: GatewayContext, caller: Caller, p: Prepared, heldSlot
   if (s.items.length === 0) {
     throw validationError([{ loc: ['body'], msg: `no valid address to verify (${s.invalidTotal} invalid, ${s.duplicates} duplicates)`, type: 'no_valid_emails', ctx: { invalid: s.invalid.slice(0, 20) } }]);
   }
+  const startedAt = Date.now();
   const job = await ctx.jobs.create(caller, {
     kind: 'list',
+    idempotencyKey: p.idempotencyKey,
     items: s.items,
     label: p.label,
     maxAgeDays: p.maxAgeDays,
@@ -180,9 +185,12 @@ async function create(ctx: GatewayContext, caller: Caller, p: Prepared, heldSlot
     maxWallSeconds: p.maxWallSeconds,
     ...(heldSlot ? { jobId: heldSlot, slotHeld: true } : {}),
   });
-  ctx.metrics.jobsCreated.inc({ kind: 'list', mode: caller.mode });
-  ctx.metrics.itemsAccepted.inc({ kind: 'list', mode: caller.mode }, s.items.length);
-  if (job.credits_charged > 0) ctx.metrics.creditsCharged.inc(job.credits_charged);
+  // A job made before this request is an earlier try's (same Idempotency-Key): counted then.
+  if (job.created_at.getTime() >= startedAt) {
+    ctx.metrics.jobsCreated.inc({ kind: 'list', mode: caller.mode });
+    ctx.metrics.itemsAccepted.inc({ kind: 'list', mode: caller.mode }, s.items.length);
+    if (job.credits_charged > 0) ctx.metrics.creditsCharged.inc(job.credits_charged);
+  }
   const view = jobView(ctx, job, await ctx.load.current());
   const out: JobCreatedResponse = { ...view, accepted: s.items.length, duplicates_removed: s.duplicates, invalid: s.invalid, invalid_total: s.invalidTotal };
   return { status: 202, body: out, headers: { Location: view.status_url } };

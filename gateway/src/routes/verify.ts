@@ -51,11 +51,11 @@ export const verifyRoute = defineRoute({
     const b = input.body;
     vetWebhookUrl(b.webhook_url, ctx.config.WEBHOOK_ALLOW_HTTP_LOOPBACK);
     const fp = fingerprint('POST', '/v1/verify', b);
-    return ctx.idempotency.run(caller, input.idempotencyKey, fp, () => verify(ctx, caller, b, signal), signal);
+    return ctx.idempotency.run(caller, input.idempotencyKey, fp, () => verify(ctx, caller, b, signal, input.idempotencyKey), signal);
   },
 });
 
-async function verify(ctx: GatewayContext, caller: Caller, b: z.output<typeof body>, signal: AbortSignal): Promise<Reply> {
+async function verify(ctx: GatewayContext, caller: Caller, b: z.output<typeof body>, signal: AbortSignal, idempotencyKey: string | undefined): Promise<Reply> {
   const fields = b.fields ?? null;
   const ref = b.ref ?? null;
   const now = new Date();
@@ -69,12 +69,13 @@ async function verify(ctx: GatewayContext, caller: Caller, b: z.output<typeof bo
     if (cached) return { status: 200, body: { result: trimFields({ ...cached, email: syntax.address, ref, cached: true }, fields) } };
   }
 
-  const jobId = newId('job');
+  let jobId = newId('job');
   // Listen before publishing: a sandbox answer can arrive within a millisecond.
-  const waiter = b.wait > 0 ? ctx.waiter.register(jobId, signal) : null;
+  let waiter = b.wait > 0 ? ctx.waiter.register(jobId, signal) : null;
   try {
-    await ctx.jobs.create(caller, {
+    const job = await ctx.jobs.create(caller, {
       jobId,
+      idempotencyKey,
       kind: 'single',
       items: [{ email: syntax.address, ref, meta: null }],
       label: null,
@@ -84,7 +85,18 @@ async function verify(ctx: GatewayContext, caller: Caller, b: z.output<typeof bo
       webhookUrl: b.webhook_url ?? null,
       maxWallSeconds: null,
     });
-    ctx.metrics.jobsCreated.inc({ kind: 'single', mode: caller.mode });
+    if (job._id === jobId) ctx.metrics.jobsCreated.inc({ kind: 'single', mode: caller.mode });
+    else {
+      // This Idempotency-Key's earlier try stored its job, then failed: this retry waits on that
+      // job (listening first, then looking whether it has already finished).
+      waiter?.cancel();
+      jobId = job._id;
+      waiter = b.wait > 0 && job.status === 'running' ? ctx.waiter.register(jobId, signal) : null;
+      if (waiter && (await ctx.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).countDocuments({ _id: itemId(jobId, 0), state: 'done' })) > 0) {
+        waiter.cancel();
+        waiter = null;
+      }
+    }
     if (waiter) await waiter.wait(b.wait * 1000);
   } finally {
     waiter?.cancel();

@@ -1,4 +1,5 @@
-import { MongoBulkWriteError, type Db } from 'mongodb';
+import { createHash } from 'node:crypto';
+import { MongoBulkWriteError, MongoServerError, type Db } from 'mongodb';
 import { COLLECTIONS, LEDGER_IDS, RETENTION_DAYS, itemId, newId, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type JobKind, type JobStatus } from '@dv/contracts';
 import type { Account, LedgerEntry } from '@dv/accounts';
 import { ApiError, type JetStreamPublisher, type Logger } from '@dv/runtime';
@@ -6,17 +7,26 @@ import type { Caller } from './auth.ts';
 import { Coalescer } from './coalescer.ts';
 import type { IntakeItem } from './intake.ts';
 import type { Limits } from './limits.ts';
+import { publishWithRetry, type PublishRetryOptions } from './publish-retry.ts';
 
-// Job creation, cancel and reads (docs/data-model.md "Flow of one item" and "Credits"). The
-// charge, its ledger entry and the job document are one MongoDB transaction, so a job exists if
-// and only if it was paid for; items and JetStream messages follow (item id = message id, so a
-// republish inside the stream's duplicate window is dropped).
+// Job creation, cancel and reads (docs/data-model.md "Flow of one item" and "Credits"). A job's
+// items are stored first; then the charge, its ledger entry and the job document are one MongoDB
+// transaction, so a job exists if and only if it was paid for and every item it was paid for is
+// stored; JetStream messages follow (item id = message id, so a republish inside the stream's
+// duplicate window is dropped). A job created with an Idempotency-Key carries its hash
+// (JobDoc.idem_key, unique per account): a retry of a request that failed after the charge finds
+// that job and finishes publishing it instead of charging a second one.
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface NewJob {
-  /** Set by callers that must listen for the job's end before it exists. */
+  /**
+   * Set by callers that must listen for the job's end before it exists. A retry that finds its
+   * earlier job (idempotencyKey) gets that job back, with another id: callers compare.
+   */
   jobId?: string;
+  /** The request's Idempotency-Key (route input): one job, one charge per (account, key). */
+  idempotencyKey?: string;
   kind: JobKind;
   items: IntakeItem[];
   label: string | null;
@@ -32,7 +42,7 @@ export interface NewJob {
 export interface JobServiceOptions {
   db: Db;
   /** Item messages: acked publishes matched on one inbox (cheaper than js.publish per item). */
-  publisher: JetStreamPublisher;
+  publisher: Pick<JetStreamPublisher, 'publish'>;
   limits: Limits;
   log: Logger;
   itemInsertBatch: number;
@@ -41,6 +51,19 @@ export interface JobServiceOptions {
   /** Group commit of free single checks: entries per round trip, round trips in flight. */
   singleWriteBatchMax: number;
   singleWriteInFlight: number;
+  /** Item messages are published again with backoff when an ack does not come (publish-retry.ts). */
+  publishRetry: PublishRetryOptions;
+  /** An Idempotency-Key finds its earlier job this long (the idempotency window); after that it starts a new one. */
+  idempotencyWindowSeconds: number;
+}
+
+/** What a job stores of an Idempotency-Key: its hash, never the key itself. */
+export function idempotencyKeyHash(key: string): string {
+  return createHash('sha256').update(key).digest('base64url');
+}
+
+function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === 11000;
 }
 
 /** Per entry of an unordered insertMany of n documents: undefined when stored, else its Error. */
@@ -119,6 +142,12 @@ export class JobService {
     const n = spec.items.length;
     const live = caller.mode === 'live';
     if (n > account.limits.emailsPerJob) throw jobTooLarge(n, account.limits.emailsPerJob);
+    const idemKey = spec.idempotencyKey === undefined ? undefined : idempotencyKeyHash(spec.idempotencyKey);
+    if (idemKey) {
+      // A retry of a request that failed after its job was stored: that job, never a second charge.
+      const earlier = await this.keyedJob(account._id, idemKey);
+      if (earlier) return this.resume(earlier);
+    }
     const jobId = spec.jobId ?? newId('job');
     const now = new Date();
     // Sandbox is free and uncounted (spec, Authentication item 5).
@@ -154,33 +183,109 @@ export class JobService {
       // Nothing to publish, nothing to watch: a job without items starts with no mark.
       unpublished: n > 0 ? { from_seq: 0, at: now } : null,
       expires_at: new Date(now.getTime() + RETENTION_DAYS * DAY_MS),
+      ...(idemKey ? { idem_key: idemKey } : {}),
     };
     const t0 = performance.now();
-    let jobStored = false;
+    // 'no': nothing of the job exists, its slot and cap go back; 'unknown': MongoDB may have
+    // committed it without saying so (they stay, the retry or the Redis rebuild sorts them out).
+    let stored: 'no' | 'yes' | 'unknown' = 'no';
     try {
-      if (spec.kind === 'single' && !live && n === 1) {
+      if (spec.kind === 'single' && !live && n === 1 && !idemKey) {
         // A free single check (sandbox), the hot path: job and item go in together, grouped with
         // other requests' (group commit); the message still follows only once both are stored.
         await this.singleInserts.add({ job, item: this.itemDoc(job, spec.items[0]!, 0) });
-        jobStored = true;
-        await this.publish(job, spec.items, 0);
+        stored = 'yes';
+        await this.publish(job, spec.items.map((it, seq) => ({ seq, email: it.email })));
         this.markLater(this.publishedMarks.add(job._id));
       } else {
-        if (live && n > 0) await this.chargeAndInsert(account, job, n);
-        else await this.jobs.insertOne(job);
-        jobStored = true;
-        await this.storeAndPublish(job, spec.items);
+        // Items before the charge: a paid job always holds every item it was paid for. A list the
+        // account cannot pay for is refused before its items are written (the charge re-checks).
+        if (live && n > 1) await this.checkCredits(account._id, n);
+        await this.storeItems(job, spec.items);
+        const outcome = await this.insertJob(account, job, live && n > 0);
+        if (outcome !== 'stored') {
+          // Another request with this key stored its job first (a duplicate outliving the
+          // pending record): that one stands, ours goes.
+          await this.dropItems(jobId);
+          await releaseDaily();
+          await this.o.limits.releaseSlot(account._id, spec.kind, jobId);
+          return this.resume(outcome);
+        }
+        stored = 'yes';
+        await this.publishItems(job, spec.items.map((it, seq) => ({ seq, email: it.email })));
       }
     } catch (err) {
+      if (stored === 'no' && (err as { jobStored?: unknown }).jobStored === 'unknown') stored = 'unknown';
       // A job that exists keeps its slot and cap until it ends; one that does not gives them back.
-      if (!jobStored) {
+      if (stored === 'no') {
         await releaseDaily();
         await this.o.limits.releaseSlot(account._id, spec.kind, jobId);
+        await this.dropItems(jobId);
       }
       throw err;
     }
     if (n >= 1000) this.o.log.debug({ job_id: jobId, items: n, ms: Math.round(performance.now() - t0) }, 'job items stored and published');
     return job;
+  }
+
+  /** The job an Idempotency-Key made within the window; a key used again after it is freed. */
+  private async keyedJob(accountId: string, idemKey: string): Promise<JobDoc | null> {
+    const job = await this.jobs.findOne({ account_id: accountId, idem_key: idemKey });
+    if (!job) return null;
+    if (job.created_at.getTime() >= Date.now() - this.o.idempotencyWindowSeconds * 1000) return job;
+    await this.jobs.updateOne({ _id: job._id, idem_key: idemKey }, { $unset: { idem_key: '' } });
+    return null;
+  }
+
+  /**
+   * A retry of a request whose job exists: nothing is charged or stored again. If the job's
+   * messages may not all have gone out, its queued items from the publish mark on are published
+   * again (same message ids: JetStream drops what it already holds) and the mark is cleared.
+   */
+  private async resume(job: JobDoc): Promise<JobDoc> {
+    if (job.status !== 'running' || !job.unpublished) return job;
+    const rest = await this.items.find({ job_id: job._id, seq: { $gte: job.unpublished.from_seq }, state: 'queued' }, { projection: { seq: 1, email: 1 } }).sort({ seq: 1 }).toArray();
+    await this.publish(job, rest);
+    await this.markPublished(job, job.total);
+    this.o.log.info({ job_id: job._id, republished: rest.length }, 'idempotent retry resumed its job');
+    return (await this.jobs.findOne({ _id: job._id })) ?? job;
+  }
+
+  /**
+   * The job document, with its charge when paid. 'stored', or the job that already holds this
+   * Idempotency-Key. An error whose commit may have happened anyway (the connection failed after
+   * MongoDB committed) is checked against the job document; when even that cannot be read the
+   * error is marked `jobStored: 'unknown'`.
+   */
+  private async insertJob(account: Account, job: JobDoc, charge: boolean): Promise<'stored' | JobDoc> {
+    try {
+      if (charge) await this.chargeAndInsert(account, job, job.total);
+      else await this.jobs.insertOne(job);
+      return 'stored';
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (isDuplicateKey(err) && job.idem_key) {
+        const holder = await this.jobs.findOne({ account_id: job.account_id, idem_key: job.idem_key });
+        if (holder && holder._id !== job._id) return holder;
+      }
+      const found = await this.jobs.findOne({ _id: job._id }, { projection: { _id: 1 } }).then(
+        (doc) => (doc ? 'yes' : 'no'),
+        () => 'unknown' as const,
+      );
+      if (found === 'yes') return 'stored';
+      if (found === 'unknown') Object.assign(err as object, { jobStored: 'unknown' });
+      throw err;
+    }
+  }
+
+  private async checkCredits(accountId: string, n: number): Promise<void> {
+    const current = await this.o.db.collection<Account>(COLLECTIONS.accounts.name).findOne({ _id: accountId }, { projection: { credits: 1 } });
+    if ((current?.credits ?? 0) < n) throw insufficientCredits(n, current?.credits ?? 0);
+  }
+
+  /** Items of a job that was never stored (best effort: left over, they are inert and expire). */
+  private async dropItems(jobId: string): Promise<void> {
+    await this.items.deleteMany({ job_id: jobId }).catch((err: Error) => this.o.log.debug({ job_id: jobId, err: err.message }, 'could not drop the items of a job never stored'));
   }
 
   private async chargeAndInsert(account: Account, job: JobDoc, n: number): Promise<void> {
@@ -192,7 +297,7 @@ export class JobService {
           .updateOne({ _id: account._id, credits: { $gte: n } }, { $inc: { credits: -n }, $set: { updated_at: job.created_at } }, { session });
         if (taken.matchedCount === 0) {
           const current = await this.o.db.collection<Account>(COLLECTIONS.accounts.name).findOne({ _id: account._id }, { session, projection: { credits: 1 } });
-          throw new ApiError('insufficient_credits', `This needs ${n} credits and the account has ${current?.credits ?? 0}; upgrade or wait for the period reset.`, { credits_needed: n, credits_available: current?.credits ?? 0 });
+          throw insufficientCredits(n, current?.credits ?? 0);
         }
         const entry: LedgerEntry = { _id: LEDGER_IDS.charge(job._id), account_id: account._id, delta: -n, reason: 'charge', note: `${job.kind} ${job._id}`, at: job.created_at };
         await this.o.db.collection<LedgerEntry>(COLLECTIONS.creditLedger.name).insertOne(entry, { session });
@@ -203,13 +308,25 @@ export class JobService {
     }
   }
 
+  /** Items go in batches, a few at a time (batchConcurrency), before the job document exists. */
+  private async storeItems(job: JobDoc, items: IntakeItem[]): Promise<void> {
+    const batch = this.o.itemInsertBatch;
+    let next = 0;
+    const worker = async () => {
+      while (next < items.length) {
+        const start = next;
+        next += batch;
+        await this.items.insertMany(items.slice(start, start + batch).map((it, i) => this.itemDoc(job, it, start + i)), { ordered: false });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.o.batchConcurrency, Math.ceil(items.length / batch)) }, worker));
+  }
+
   /**
-   * Items go in batches; each batch is published as soon as it is stored (a message must never
-   * reach the scheduler before its item exists), and batches run a few at a time, so MongoDB
-   * inserts and JetStream acks overlap. As batches finish, the job's mark moves past every batch
-   * finished so far from the start (JobDoc.unpublished), one update per batch, in order.
+   * Messages go in batches, a few at a time. As batches finish, the job's mark moves past every
+   * batch finished so far from the start (JobDoc.unpublished), one update per batch, in order.
    */
-  private async storeAndPublish(job: JobDoc, items: IntakeItem[]): Promise<void> {
+  private async publishItems(job: JobDoc, items: ReadonlyArray<{ seq: number; email: string }>): Promise<void> {
     const batch = this.o.itemInsertBatch;
     const starts: number[] = [];
     for (let s = 0; s < items.length; s += batch) starts.push(s);
@@ -220,9 +337,7 @@ export class JobService {
     const worker = async () => {
       while (next < starts.length) {
         const start = starts[next++]!;
-        const slice = items.slice(start, start + batch);
-        await this.items.insertMany(slice.map((it, i) => this.itemDoc(job, it, start + i)), { ordered: false });
-        await this.publish(job, slice, start);
+        await this.publish(job, items.slice(start, start + batch));
         finished.add(start);
         const before = prefix;
         prefix = publishedPrefix(finished, prefix, batch, items.length);
@@ -278,12 +393,10 @@ export class JobService {
     await this.jobs.updateOne({ _id: job._id, unpublished: { $type: 'object' } }, { $max: { 'unpublished.from_seq': through }, $set: { 'unpublished.at': new Date() } });
   }
 
-  private async publish(job: JobDoc, items: IntakeItem[], firstSeq: number): Promise<void> {
+  private async publish(job: JobDoc, items: ReadonlyArray<{ seq: number; email: string }>): Promise<void> {
     const subject = verifySubjectFor(job);
     const enqueuedAt = job.created_at.toISOString();
-    await Promise.all(
-      items.map((it, i) => this.o.publisher.publish(subject, JSON.stringify(verifyItemMessageFor(job, { seq: firstSeq + i, email: it.email }, enqueuedAt)), { msgID: itemId(job._id, firstSeq + i) })),
-    );
+    await Promise.all(items.map((it) => publishWithRetry(this.o.publisher, subject, JSON.stringify(verifyItemMessageFor(job, it, enqueuedAt)), itemId(job._id, it.seq), this.o.publishRetry)));
   }
 
 
@@ -344,6 +457,10 @@ export class JobService {
       await session.endSession();
     }
   }
+}
+
+function insufficientCredits(n: number, available: number): ApiError {
+  return new ApiError('insufficient_credits', `This needs ${n} credits and the account has ${available}; upgrade or wait for the period reset.`, { credits_needed: n, credits_available: available });
 }
 
 export function jobTooLarge(n: number, max: number): ApiError {

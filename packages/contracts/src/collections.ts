@@ -55,6 +55,8 @@ export const COLLECTIONS = {
       { key: { deadline_settled: 1 }, name: 'deadline_unsettled', partialFilterExpression: { deadline_settled: false } },
       // Jobs whose messages may not all have gone out (JobDoc.unpublished): the scheduler's sweep.
       { key: { 'unpublished.at': 1 }, name: 'unpublished_due', partialFilterExpression: { 'unpublished.at': { $type: 'date' } } },
+      // One job per (account, Idempotency-Key): a retry of a failed request finds the job it paid for.
+      { key: { account_id: 1, idem_key: 1 }, name: 'account_idem_key', unique: true, partialFilterExpression: { idem_key: { $type: 'string' } } },
       expiresAt,
     ],
   },
