@@ -85,3 +85,32 @@ describe('/readyz', () => {
     draining = false;
   });
 });
+
+describe('trust proxy (TRUSTED_PROXIES)', () => {
+  // The same request from 127.0.0.1 claiming another address: believed only when 127.0.0.1 is a listed proxy.
+  async function ipSeen(trustedProxies?: readonly string[]): Promise<string> {
+    const app = createHttpApp({ registry: createRegistry('trust'), log: createLogger('test', 'silent'), dependencies: () => [], isShuttingDown: () => false, trustedProxies });
+    app.get('/ip', (req, res) => {
+      res.json({ ip: req.ip });
+    });
+    const srv = createServer(app);
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(srv.address() as AddressInfo).port}/ip`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+      return ((await res.json()) as { ip: string }).ip;
+    } finally {
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
+  }
+
+  it('ignores X-Forwarded-For by default and from peers not listed', async () => {
+    expect(await ipSeen()).toBe('127.0.0.1');
+    expect(await ipSeen([])).toBe('127.0.0.1');
+    expect(await ipSeen(['10.0.0.0/8'])).toBe('127.0.0.1');
+  });
+
+  it('believes it from a listed proxy', async () => {
+    expect(await ipSeen(['127.0.0.1'])).toBe('203.0.113.9');
+    expect(await ipSeen(['10.0.0.0/8', '127.0.0.0/8'])).toBe('203.0.113.9');
+  });
+});
