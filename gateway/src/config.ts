@@ -18,6 +18,10 @@ export const gatewayConfigSchema = z.object({
   DOWNLOAD_LINK_TTL_SECONDS: env.int(D.downloadLinkTtlSeconds, 60, 30 * 24 * 60 * 60),
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{0,40}$/).default(D.redisKeyPrefix),
   AUTH_CACHE_TTL_MS: env.int(D.authCacheTtlMs, 0, 300_000),
+  /** Credential lookups per client address per minute before 429 (0: off); docs/gateway.md "Abuse before authentication". */
+  AUTH_ATTEMPTS_PER_IP_PER_MINUTE: env.int(D.authAttemptsPerIpPerMinute, 0, 10_000_000),
+  AUTH_FAILURE_POINTS: env.int(D.authFailurePoints, 1, 10_000),
+  AUTH_NEGATIVE_CACHE_TTL_MS: env.int(D.authNegativeCacheTtlMs, 0, 60_000),
   /** TESTS ONLY: MCP verify_list_from_url may fetch loopback targets over http. Never set in production. */
   MCP_LIST_URL_ALLOW_HTTP_LOOPBACK: env.bool(false),
   /**

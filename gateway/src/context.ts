@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Registry } from 'prom-client';
-import { JetStreamPublisher, type Logger } from '@dv/runtime';
+import { AuthAttemptLimiter, JetStreamPublisher, type Logger } from '@dv/runtime';
 import type { GatewayConfig } from './config.ts';
 import { GATEWAY_DEFAULTS as D } from './defaults.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
@@ -63,7 +63,17 @@ export function createGatewayContext(o: ContextOptions): GatewayContext {
     db: o.db,
     redis: o.redis,
     nc: o.nc,
-    auth: new AuthService({ db: o.db, log: o.log, upgradeUrl: o.config.UPGRADE_URL, cacheTtlMs: o.config.AUTH_CACHE_TTL_MS, lastUsedThrottleMs: D.lastUsedThrottleMs, oauth }),
+    auth: new AuthService({
+      db: o.db,
+      log: o.log,
+      upgradeUrl: o.config.UPGRADE_URL,
+      cacheTtlMs: o.config.AUTH_CACHE_TTL_MS,
+      lastUsedThrottleMs: D.lastUsedThrottleMs,
+      oauth,
+      attempts: new AuthAttemptLimiter({ redis: o.redis, keyPrefix: `${prefix}authip`, pointsPerMinute: o.config.AUTH_ATTEMPTS_PER_IP_PER_MINUTE, failurePoints: o.config.AUTH_FAILURE_POINTS }),
+      negativeCacheTtlMs: o.config.AUTH_NEGATIVE_CACHE_TTL_MS,
+      negativeCacheMaxEntries: D.authNegativeCacheMaxEntries,
+    }),
     oauth,
     limits,
     idempotency: new Idempotency({ redis: o.redis, prefix, ttlSeconds: D.idempotencyTtlSeconds, pendingTtlSeconds: D.idempotencyPendingTtlSeconds, pollMs: D.idempotencyPollMs }),

@@ -24,6 +24,18 @@ export const GATEWAY_DEFAULTS = {
   lastUsedThrottleMs: 60_000,
   /** Authenticated keys are remembered this long in-process; a change stream on api_keys/accounts drops entries at once on revocation or plan change. */
   authCacheTtlMs: 30_000,
+  /**
+   * Abuse before authentication, per client address (req.ip) and minute: every lookup of a
+   * credential in MongoDB (a key not remembered above, an OAuth token request, a consent form)
+   * costs a point, a failed one `authFailurePoints` in all. A remembered key costs nothing, so a
+   * customer behind one NAT meets its own per-account limit first; 2,400 lookups or 120 failures
+   * a minute per address is far above what real clients need. 0 turns the limiter off.
+   */
+  authAttemptsPerIpPerMinute: 2_400,
+  authFailurePoints: 20,
+  /** Unknown (or revoked) key prefixes are remembered this long per process, so repeating one costs no MongoDB read; a key created meanwhile is dropped from it by the change stream at once. */
+  authNegativeCacheTtlMs: 5_000,
+  authNegativeCacheMaxEntries: 50_000,
 
   /** In-flight slots older than this are forgotten (a single check ends within ~2 h: greylist ladder). */
   inFlightSlotMaxAgeSeconds: 3 * 60 * 60,

@@ -1,7 +1,7 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from 'zod-openapi';
-import { ApiError, problemBody, sendProblem, toApiError } from '@dv/runtime';
+import { ApiError, problemBody, sendProblem, toApiError, TooManyAuthAttempts } from '@dv/runtime';
 import type { GatewayContext } from '../context.ts';
 import { resourceMetadataUrl } from '../oauth/metadata.ts';
 import type { Caller } from '../services/auth.ts';
@@ -97,6 +97,18 @@ function withBearerChallenge(err: unknown, base: string, path: string): unknown 
   return new ApiError(err.code, err.detail, err.extra, { ...err.headers, 'WWW-Authenticate': `Bearer resource_metadata="${resourceMetadataUrl(base, path)}"${invalid}` });
 }
 
+/** The address the per-address limiter counts: req.ip, which honours the `trust proxy` setting. */
+export function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/** Too many credential lookups from one address: the usual 429 problem, with Retry-After. */
+function authAttemptProblem(err: unknown): unknown {
+  if (!(err instanceof TooManyAuthAttempts)) return err;
+  const s = err.retryAfterSeconds;
+  return new ApiError('rate_limited', `Too many authentication attempts from this address (unknown or wrong keys count more); retry in ${s} s.`, {}, { 'Retry-After': String(s) });
+}
+
 export function expressPath(path: string): string {
   return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
 }
@@ -135,8 +147,8 @@ export function mountRoutes(app: Express, ctx: GatewayContext, routes: readonly 
         try {
           let caller: Caller | undefined;
           if (def.auth !== false) {
-            caller = await ctx.auth.authenticate(req.headers.authorization).catch((err: unknown) => {
-              throw withBearerChallenge(err, ctx.config.PUBLIC_BASE_URL, def.path);
+            caller = await ctx.auth.authenticate(req.headers.authorization, clientAddress(req)).catch((err: unknown) => {
+              throw withBearerChallenge(authAttemptProblem(err), ctx.config.PUBLIC_BASE_URL, def.path);
             });
             await ctx.limits.request(caller.account._id, caller.account.limits);
           }

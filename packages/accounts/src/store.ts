@@ -114,13 +114,27 @@ export interface Authenticated {
  * malformed keys fail the same way as unknown ones (null), so callers answer one 401.
  */
 export async function authenticateKey(db: Db, presented: string): Promise<Authenticated | null> {
+  const r = await lookupKey(db, presented);
+  return r.ok ? r.found : null;
+}
+
+/**
+ * Why a presented key fails, for callers that shield the store (the gateway remembers unknown and
+ * revoked prefixes briefly). Callers still answer one 401 whatever the reason.
+ */
+export type KeyLookup = { ok: true; found: Authenticated } | { ok: false; reason: 'malformed' | 'unknown_prefix' | 'revoked' | 'wrong_secret' | 'no_account'; prefix: string | null };
+
+export async function lookupKey(db: Db, presented: string): Promise<KeyLookup> {
   const parsed = parseKey(presented);
-  if (!parsed) return null;
-  const key = await keys(db).findOne({ prefix: parsed.prefix });
-  if (!key || key.revoked_at !== null || !keyMatches(presented, key.hash)) return null;
+  if (!parsed) return { ok: false, reason: 'malformed', prefix: null };
+  const { prefix } = parsed;
+  const key = await keys(db).findOne({ prefix });
+  if (!key) return { ok: false, reason: 'unknown_prefix', prefix };
+  if (key.revoked_at !== null) return { ok: false, reason: 'revoked', prefix };
+  if (!keyMatches(presented, key.hash)) return { ok: false, reason: 'wrong_secret', prefix };
   const account = await accounts(db).findOne({ _id: key.account_id });
-  if (!account) return null;
-  return { account, key };
+  if (!account) return { ok: false, reason: 'no_account', prefix };
+  return { ok: true, found: { account, key } };
 }
 
 /**

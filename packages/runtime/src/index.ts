@@ -11,3 +11,4 @@ export * from './mongo.ts';
 export * from './shutdown.ts';
 export * from './service.ts';
 export * from './js-publisher.ts';
+export * from './auth-attempts.ts';
