@@ -157,7 +157,7 @@ describe('NATS fails between the charge and the publish', () => {
     expect(nats.state.refused).toBe(6); // the second batch's two messages, three tries each
     const stored = await jobs().find({ account_id: a.account._id }).toArray();
     expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatchObject({ status: 'running', total: 5, credits_charged: 5, idem_key: idempotencyKeyHash('money-nats-1'), unpublished: { from_seq: 2 } });
+    expect(stored[0]).toMatchObject({ status: 'running', total: 5, credits_charged: 5, idem_key: idempotencyKeyHash('live', 'money-nats-1'), unpublished: { from_seq: 2 } });
     expect(await items().countDocuments({ job_id: stored[0]!._id })).toBe(5);
     expect(await credits(a)).toBe(95);
 

@@ -57,9 +57,13 @@ export interface JobServiceOptions {
   idempotencyWindowSeconds: number;
 }
 
-/** What a job stores of an Idempotency-Key: its hash, never the key itself. */
-export function idempotencyKeyHash(key: string): string {
-  return createHash('sha256').update(key).digest('base64url');
+/**
+ * What a job stores of an Idempotency-Key: its hash, never the key itself. The key mode is part of
+ * it, as in the Redis records (services/idempotency.ts): a live request never finds (and is never
+ * answered with) the free sandbox job that used the same key, nor the reverse.
+ */
+export function idempotencyKeyHash(mode: JobDoc['mode'], key: string): string {
+  return createHash('sha256').update(`${mode}\n${key}`).digest('base64url');
 }
 
 function isDuplicateKey(err: unknown): boolean {
@@ -142,7 +146,7 @@ export class JobService {
     const n = spec.items.length;
     const live = caller.mode === 'live';
     if (n > account.limits.emailsPerJob) throw jobTooLarge(n, account.limits.emailsPerJob);
-    const idemKey = spec.idempotencyKey === undefined ? undefined : idempotencyKeyHash(spec.idempotencyKey);
+    const idemKey = spec.idempotencyKey === undefined ? undefined : idempotencyKeyHash(caller.mode, spec.idempotencyKey);
     if (idemKey) {
       // A retry of a request that failed after its job was stored: that job, never a second charge.
       const earlier = await this.keyedJob(account._id, idemKey);
