@@ -131,7 +131,7 @@ export const SCHEDULER_DEFAULTS = {
   /** LOAD_BUSY_CAPACITY / LOAD_SATURATED_CAPACITY: share of probe capacity in use at which load turns busy / saturated. */
   loadBusyCapacity: 0.7,
   loadSaturatedCapacity: 0.95,
-  /** Throughput moving average: half-life of the exponential average. */
+  /** THROUGHPUT_HALF_LIFE_MS: half-life of the smoothing of published expected seconds (load.ts smoothLoad), so polls never swing by orders of magnitude. */
   throughputHalfLifeMs: 10_000,
   /** Seconds a single check takes on an idle system (the floor of seconds_per_single). */
   idleSecondsPerSingle: 3,

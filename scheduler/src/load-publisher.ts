@@ -10,7 +10,7 @@ import { COLLECTIONS, KV_BUCKETS, loadFigures, type JobItemDoc, type LoadFigures
 import type { Logger } from '@dv/runtime';
 import type { SchedulerConfig } from './config.ts';
 import type { Fleet } from './fleet.ts';
-import { computeLoad } from './load.ts';
+import { computeLoad, smoothLoad } from './load.ts';
 import type { SchedulerMetrics } from './metrics.ts';
 
 const WINDOW_S = 10;
@@ -81,7 +81,7 @@ export class LoadPublisher {
       { busySeconds: c.LOAD_BUSY_SECONDS, saturatedSeconds: c.LOAD_SATURATED_SECONDS, busyCapacity: c.LOAD_BUSY_CAPACITY, saturatedCapacity: c.LOAD_SATURATED_CAPACITY, idleSecondsPerSingle: c.IDLE_SECONDS_PER_SINGLE },
       new Date(),
     );
-    return loadFigures.parse(figures);
+    return loadFigures.parse(smoothLoad(this.last, figures, c.THROUGHPUT_HALF_LIFE_MS));
   }
 
   async tick(): Promise<void> {
@@ -98,8 +98,10 @@ export class LoadPublisher {
       m.probeCapacity.set({ kind: 'total' }, f.probe_capacity.total);
       m.probeCapacity.set({ kind: 'in_use' }, f.probe_capacity.in_use);
       m.loadLevel.set(LEVEL_NUMBER[f.load]);
-      m.expectedSeconds.set({ what: 'single' }, f.seconds_per_single);
-      m.expectedSeconds.set({ what: 'per_1000' }, f.seconds_per_1000);
+      // NaN when no estimate is honest (no probe capacity): Prometheus then shows no value.
+      m.expectedSeconds.set({ what: 'single' }, f.seconds_per_single ?? Number.NaN);
+      m.expectedSeconds.set({ what: 'per_1000' }, f.seconds_per_1000 ?? Number.NaN);
+      m.noProbeCapacity.set(f.reason === 'no_probe_capacity' ? 1 : 0);
       this.kv ??= await new Kvm(this.d.nc).open(KV_BUCKETS.find((b) => b.bucket === 'LOAD')?.bucket ?? 'LOAD');
       await this.kv.put(this.d.config.LOAD_KEY, JSON.stringify(f));
     } catch (err) {

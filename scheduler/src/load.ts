@@ -35,18 +35,40 @@ export function computeLoad(input: LoadInput, t: LoadThresholds, at: Date): Load
   const secondsPerSingle = t.idleSecondsPerSingle + input.queueSingle / rate;
   const secondsPer1000 = (queued + 1000) / rate;
   const utilisation = input.capacityTotal > 0 ? input.capacityInUse / input.capacityTotal : 1;
+  // No probe node alive: no live check can progress, so no estimate would be honest.
+  const stalled = input.capacityTotal === 0;
   let load: LoadLevel = 'normal';
-  if ((queued > 0 && input.capacityTotal === 0) || secondsPerSingle >= t.saturatedSeconds || utilisation >= t.saturatedCapacity) load = 'saturated';
+  if (stalled || secondsPerSingle >= t.saturatedSeconds || utilisation >= t.saturatedCapacity) load = 'saturated';
   else if (secondsPerSingle >= t.busySeconds || utilisation >= t.busyCapacity) load = 'busy';
   return {
     load,
     queue: { single: Math.max(0, Math.round(input.queueSingle)), list: Math.max(0, Math.round(input.queueList)) },
     throughput_per_s: round(Math.max(0, input.throughputPerS)),
     probe_capacity: { total: input.capacityTotal, in_use: Math.min(input.capacityInUse, input.capacityTotal) },
-    seconds_per_single: round(secondsPerSingle),
-    seconds_per_1000: round(secondsPer1000),
+    seconds_per_single: stalled ? null : round(secondsPerSingle),
+    seconds_per_1000: stalled ? null : round(secondsPer1000),
+    reason: stalled ? 'no_probe_capacity' : null,
     at: at.toISOString(),
   };
+}
+
+/**
+ * Smooths the expected seconds between two ticks, in log space with half-life `halfLifeMs`: a
+ * queue that empties in one second, or a throughput window that caught a burst, must not make the
+ * figures a client polls swing by orders of magnitude from one poll to the next, while a real
+ * change still shows within a few half-lives. Level, queue and capacity stay raw. A figure
+ * that was null (no capacity) starts again from the raw value.
+ */
+export function smoothLoad(prev: LoadFigures | null, next: LoadFigures, halfLifeMs: number): LoadFigures {
+  if (!prev || halfLifeMs <= 0) return next;
+  const dt = Date.parse(next.at) - Date.parse(prev.at);
+  if (!(dt > 0)) return next;
+  const alpha = 1 - 2 ** (-dt / halfLifeMs);
+  const blend = (a: number | null, b: number | null): number | null => {
+    if (a === null || b === null || a <= 0 || b <= 0) return b;
+    return round(Math.exp(Math.log(a) + alpha * (Math.log(b) - Math.log(a))));
+  };
+  return { ...next, seconds_per_single: blend(prev.seconds_per_single, next.seconds_per_single), seconds_per_1000: blend(prev.seconds_per_1000, next.seconds_per_1000) };
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;

@@ -24,6 +24,8 @@ await runService({
       notifyWorkerSettings(ctx.config, { db: ctx.mongo!.db, log: ctx.log, registry: ctx.registry, publicBaseUrl: ctx.config.PUBLIC_BASE_URL, downloadSecret: secret.secret }),
     );
   },
+  // No probe node alive: the scheduler is up (routing elsewhere would not help) but cannot probe.
+  degraded: () => (scheduler?.load.last?.reason ? [scheduler.load.last.reason] : []),
   stop: async (ctx) => {
     // Leave part of the shutdown budget for the stores and NATS drain that follow.
     await Promise.all([scheduler?.stop(Math.floor(ctx.config.SHUTDOWN_TIMEOUT_MS * 0.6)), notifier?.stop()]);

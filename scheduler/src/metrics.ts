@@ -18,6 +18,7 @@ export const SCHEDULER_METRICS = {
   probeCapacity: 'scheduler_probe_capacity',
   loadLevel: 'scheduler_load_level',
   expectedSeconds: 'scheduler_expected_seconds',
+  noProbeCapacity: 'scheduler_no_probe_capacity',
   refunds: 'scheduler_refunded_items_total',
 } as const;
 
@@ -47,7 +48,8 @@ export function createSchedulerMetrics(registry: Registry) {
     throughput: new Gauge({ name: SCHEDULER_METRICS.throughput, help: 'Items finished per second (moving average)', registers: r }),
     probeCapacity: new Gauge({ name: SCHEDULER_METRICS.probeCapacity, help: 'Probe sessions: total capacity and in use', labelNames: ['kind'] as const, registers: r }),
     loadLevel: new Gauge({ name: SCHEDULER_METRICS.loadLevel, help: 'Load level: 0 normal, 1 busy, 2 saturated', registers: r }),
-    expectedSeconds: new Gauge({ name: SCHEDULER_METRICS.expectedSeconds, help: 'Expected seconds per single check and per 1,000 list items', labelNames: ['what'] as const, registers: r }),
+    expectedSeconds: new Gauge({ name: SCHEDULER_METRICS.expectedSeconds, help: 'Expected seconds per single check and per 1,000 list items (no value while there is no probe capacity)', labelNames: ['what'] as const, registers: r }),
+    noProbeCapacity: new Gauge({ name: SCHEDULER_METRICS.noProbeCapacity, help: '1 while no probe node is alive (live checks cannot progress), else 0', registers: r }),
     refunds: new Counter({ name: SCHEDULER_METRICS.refunds, help: 'Items refunded by the deadline sweep', registers: r }),
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LOAD_LEVELS } from '@dv/contracts';
+import { LOAD_LEVELS, LOAD_REASONS } from '@dv/contracts';
 
 // Resource schemas of the verification API (spec "Resources and their fields") plus the shapes
 // the spec leaves "not shown", decided in docs/gateway.md. Request schemas live with their route.
@@ -65,7 +65,8 @@ export const jobStatusSchema = z
     done: z.number().int(),
     total: z.number().int(),
     counts: z.object({ deliverable: z.number().int(), undeliverable: z.number().int(), risky: z.number().int(), unknown: z.number().int() }),
-    eta_seconds: z.number().nullable().meta({ description: 'Rough seconds to completion while running; null once finished.' }),
+    eta_seconds: z.number().nullable().meta({ description: 'Rough seconds to completion while running (from the job\'s own pace once it has made progress; a single check waiting for a retry attempt counts to that attempt); null once finished, or while no estimate is honest (see eta_reason).' }),
+    eta_reason: z.enum(LOAD_REASONS).nullable().meta({ description: 'Why eta_seconds is null while the job runs: no_probe_capacity (no probe node is alive; the job resumes when one is).' }),
     load: z.enum(LOAD_LEVELS),
     credits_charged: z.number().int(),
     credits_refunded: z.number().int(),
@@ -101,8 +102,8 @@ export const queueInfoSchema = z
   .object({
     job_id: z.string(),
     status: z.literal('running'),
-    estimated_seconds: z.number().int(),
-    queue: z.object({ ahead: z.number().int(), load: z.enum(LOAD_LEVELS) }),
+    estimated_seconds: z.number().int().nullable().meta({ description: 'null while no estimate is honest (see queue.reason).' }),
+    queue: z.object({ ahead: z.number().int(), load: z.enum(LOAD_LEVELS), reason: z.enum(LOAD_REASONS).nullable() }),
     status_url: z.string(),
   })
   .meta({ id: 'QueueInfo' });

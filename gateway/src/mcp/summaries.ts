@@ -1,7 +1,12 @@
+import type { LoadReason } from '@dv/contracts';
 import type { ResultObject } from '../services/results.ts';
 import type { JobView } from '../services/views.ts';
 
 // Plain-English lines an agent can quote; the structured JSON carries the full detail.
+
+export const REASON_TEXT: Record<LoadReason, string> = {
+  no_probe_capacity: 'no probe node is available right now; live checks resume when one is',
+};
 
 export function resultLine(r: ResultObject): string {
   const d = r.decision as { action?: string; why?: string } | undefined;
@@ -11,7 +16,7 @@ export function resultLine(r: ResultObject): string {
 export function jobLine(j: JobView): string {
   const c = j.counts as unknown as Record<string, number> | undefined;
   const counts = c ? Object.entries(c).map(([k, v]) => `${k} ${v}`).join(', ') : '';
-  const eta = j.status === 'running' && j.eta_seconds != null ? `, about ${j.eta_seconds} s left` : '';
+  const eta = j.status !== 'running' ? '' : j.eta_seconds != null ? `, about ${j.eta_seconds} s left` : j.eta_reason ? `, no time estimate (${REASON_TEXT[j.eta_reason]})` : '';
   return `Job ${j.job_id} (${j.kind}, ${j.mode}${j.label ? `, "${j.label}"` : ''}): ${j.status}, ${j.done}/${j.total} done${eta}${counts ? `; ${counts}` : ''}; credits charged ${j.credits_charged}, refunded ${j.credits_refunded}.`;
 }
 

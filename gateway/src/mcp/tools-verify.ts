@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import type { LoadReason } from '@dv/contracts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
 import type { JobCreatedResponse } from '../routes/jobs-create.ts';
 import { jobsCreateRoute } from '../routes/jobs-create.ts';
@@ -9,7 +10,7 @@ import { invoke, jsonRequest, type ToolEnv } from './invoke.ts';
 import { createJobFromUrl } from './list-from-url.ts';
 import { guarded, ok, toolError } from './reply.ts';
 import { fetchJob, fetchResults } from './tools-jobs.ts';
-import { jobLine, POLL_HINT, resultLine } from './summaries.ts';
+import { jobLine, POLL_HINT, REASON_TEXT, resultLine } from './summaries.ts';
 
 // The writing tools: verify_email (one address, waits up to 20 s), verify_emails (an inline list
 // of at most 100) and verify_list_from_url (a public https CSV/TXT, parsed like an upload). They run
@@ -54,9 +55,11 @@ export function registerVerifyTools(server: McpServer, env: ToolEnv): void {
         const body: Record<string, unknown> = { email, wait: D.mcpWaitSeconds };
         if (max_age_days !== undefined) body.max_age_days = max_age_days;
         if (force_fresh !== undefined) body.force_fresh = force_fresh;
-        const reply = await invoke<{ result?: ResultObject; job_id?: string }>(env, verifyRoute, { body });
+        const reply = await invoke<{ result?: ResultObject; job_id?: string; estimated_seconds?: number | null; queue?: { reason?: LoadReason | null } }>(env, verifyRoute, { body });
         if (reply.status === 200 && reply.body.result) return ok(resultLine(reply.body.result), reply.body);
-        return ok(`The check of ${email} is still running (job ${reply.body.job_id}). ${POLL_HINT}`, reply.body);
+        const reason = reply.body.queue?.reason;
+        const eta = reply.body.estimated_seconds != null ? ` Expected in about ${reply.body.estimated_seconds} s.` : reason ? ` No time estimate: ${REASON_TEXT[reason]}.` : '';
+        return ok(`The check of ${email} is still running (job ${reply.body.job_id}).${eta} ${POLL_HINT}`, reply.body);
       }),
   );
 

@@ -9,6 +9,7 @@ import { defineRoute } from '../http/route.ts';
 import { fieldsParam, queueInfoSchema, resultSchema } from '../http/schemas.ts';
 import { vetWebhookUrl, webhookUrlField } from '../http/webhook-url.ts';
 import type { Caller } from '../services/auth.ts';
+import { queuedSingleEta } from '../services/eta.ts';
 import { fingerprint, type Reply } from '../services/idempotency.ts';
 import { resultOfItem, trimFields, type ResultObject } from '../services/results.ts';
 
@@ -106,14 +107,14 @@ async function verify(ctx: GatewayContext, caller: Caller, b: z.output<typeof bo
     if (item?.state === 'done' && item.result) return { status: 200, body: { result: trimFields(resultOfItem(item), fields) } };
   }
   const load = await ctx.load.current();
-  const ahead = load.queue.single;
-  const estimated = Math.max(1, Math.round(load.seconds_per_single + (load.throughput_per_s > 0 ? ahead / load.throughput_per_s : 0)));
-  const retryAfter = Math.min(D.retryAfterMaxSeconds, Math.max(D.retryAfterMinSeconds, estimated));
+  const eta = queuedSingleEta(load, caller.mode);
+  // No estimate (no probe capacity): poll at the slowest advised pace.
+  const retryAfter = Math.min(D.retryAfterMaxSeconds, Math.max(D.retryAfterMinSeconds, eta.seconds ?? D.retryAfterMaxSeconds));
   const queued: VerifyQueuedResponse = {
     job_id: jobId,
     status: 'running',
-    estimated_seconds: estimated,
-    queue: { ahead, load: load.load },
+    estimated_seconds: eta.seconds,
+    queue: { ahead: load.queue.single, load: load.load, reason: eta.reason },
     status_url: `${ctx.config.PUBLIC_BASE_URL}/v1/jobs/${jobId}`,
   };
   return { status: 202, body: queued, headers: { 'Retry-After': String(retryAfter), Location: queued.status_url } };

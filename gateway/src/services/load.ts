@@ -81,6 +81,7 @@ export class LoadReader {
       probe_capacity: { total: 0, in_use: 0 },
       seconds_per_single: this.opts.fallbackSecondsPerSingle,
       seconds_per_1000: this.opts.fallbackSecondsPer1000,
+      reason: null,
       at: new Date(now).toISOString(),
       source: 'fallback',
     };

@@ -1,6 +1,7 @@
-import type { JobDoc, JobItemDoc } from '@dv/contracts';
+import type { JobDoc, JobItemDoc, LoadReason } from '@dv/contracts';
 import { signDownloadUrl } from '@dv/notify';
 import type { GatewayContext } from '../context.ts';
+import { jobEta } from './eta.ts';
 import type { LoadView } from './load.ts';
 import { resultOfItem, trimFields, type ResultObject } from './results.ts';
 import type { ResultField } from '../http/schemas.ts';
@@ -18,6 +19,8 @@ export interface JobView {
   total: number;
   counts: JobDoc['counts'];
   eta_seconds: number | null;
+  /** Why eta_seconds is null while the job runs (no_probe_capacity). */
+  eta_reason: LoadReason | null;
   load: LoadView['load'];
   credits_charged: number;
   credits_refunded: number;
@@ -38,17 +41,11 @@ export interface JobView {
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-export function etaSeconds(job: Pick<JobDoc, 'status' | 'kind' | 'total' | 'done'>, load: LoadView): number | null {
-  if (job.status !== 'running') return null;
-  const left = Math.max(0, job.total - job.done);
-  if (job.kind === 'single') return Math.max(1, Math.round(load.seconds_per_single));
-  return Math.max(1, Math.round((left / 1000) * load.seconds_per_1000));
-}
-
 export function jobView(ctx: GatewayContext, job: JobDoc, load: LoadView, item?: JobItemDoc | null, fields?: readonly ResultField[] | null): JobView {
   const base = ctx.config.PUBLIC_BASE_URL;
   const exp = Math.floor(Date.now() / 1000) + ctx.config.DOWNLOAD_LINK_TTL_SECONDS;
   const w = job.webhook;
+  const eta = jobEta(job, load, new Date(), item);
   const view: JobView = {
     job_id: job._id,
     object: 'job',
@@ -59,7 +56,8 @@ export function jobView(ctx: GatewayContext, job: JobDoc, load: LoadView, item?:
     done: job.done,
     total: job.total,
     counts: job.counts,
-    eta_seconds: etaSeconds(job, load),
+    eta_seconds: eta.seconds,
+    eta_reason: eta.reason,
     load: load.load,
     credits_charged: job.credits_charged,
     credits_refunded: job.credits_refunded,

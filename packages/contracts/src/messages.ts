@@ -132,14 +132,20 @@ export type ProbeHeartbeat = z.infer<typeof probeHeartbeat>;
 
 export const LOAD_LEVELS = ['normal', 'busy', 'saturated'] as const;
 export type LoadLevel = (typeof LOAD_LEVELS)[number];
+/** no_probe_capacity: no probe node is alive, so live checks cannot progress. */
+export const LOAD_REASONS = ['no_probe_capacity'] as const;
+export type LoadReason = (typeof LOAD_REASONS)[number];
 
 export const loadFigures = z.object({
   load: z.enum(LOAD_LEVELS),
   queue: z.object({ single: z.number().int().nonnegative(), list: z.number().int().nonnegative() }),
   throughput_per_s: z.number().nonnegative(),
   probe_capacity: z.object({ total: z.number().int().nonnegative(), in_use: z.number().int().nonnegative() }),
-  seconds_per_single: z.number().nonnegative(),
-  seconds_per_1000: z.number().nonnegative(),
+  /** null when no estimate can be honest (see `reason`). */
+  seconds_per_single: z.number().nonnegative().nullable(),
+  seconds_per_1000: z.number().nonnegative().nullable(),
+  /** Why the service cannot work as usual right now; null when it can. */
+  reason: z.enum(LOAD_REASONS).nullable().default(null),
   at: isoDate,
 });
 export type LoadFigures = z.infer<typeof loadFigures>;

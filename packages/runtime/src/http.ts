@@ -10,6 +10,8 @@ export interface HttpAppOptions {
   log: Logger;
   dependencies: () => readonly Dependency[];
   isShuttingDown: () => boolean;
+  /** Conditions in which the process is up but cannot do its work as usual (listed by /readyz; it stays 200). */
+  degraded?: () => readonly string[];
   jsonLimitBytes?: number;
   /**
    * TRUSTED_PROXIES: the peers whose X-Forwarded-For express believes for req.ip (and req.protocol).
@@ -54,6 +56,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       dependencies: Object.fromEntries(states.map(([name, up]) => [name, up ? 'up' : 'down'])),
       ...(down.length > 0 ? { down } : {}),
       ...(opts.isShuttingDown() ? { draining: true } : {}),
+      ...degradedField(opts.degraded?.() ?? []),
     };
     res.status(body.status === 'ready' ? 200 : 503).json(body);
   });
@@ -89,4 +92,10 @@ export function toApiError(err: unknown, req: Request, log: Logger): ApiError {
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError('invalid_request', e.message ?? 'Bad request.');
   log.error({ err, method: req.method, path: req.path }, 'unhandled error');
   return new ApiError('internal_error', 'An internal error occurred; retry with backoff.');
+}
+
+// Degraded is not unready: restarting or unrouting this process would not bring back what it lacks
+// (e.g. the scheduler with no probe node alive), so /readyz names it and stays 200.
+function degradedField(reasons: readonly string[]): { degraded?: readonly string[] } {
+  return reasons.length > 0 ? { degraded: reasons } : {};
 }

@@ -53,6 +53,8 @@ export interface ServiceDefinition<S extends z.ZodObject> {
   start?: (ctx: ServiceContext<z.infer<S> & BaseServiceConfig>) => Promise<void>;
   /** Stop taking work and finish what is in hand; called on SIGTERM before connections close. */
   stop?: (ctx: ServiceContext<z.infer<S> & BaseServiceConfig>) => Promise<void>;
+  /** Reasons the process cannot work as usual right now, listed by /readyz as `degraded` (still 200). */
+  degraded?: () => readonly string[];
 }
 
 export interface RunningService {
@@ -103,7 +105,7 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   }
 
   const ctx: ServiceContext<z.infer<S> & BaseServiceConfig> = { name: def.name, config, log, registry, nats, redis, mongo, shutdownSignal: abort.signal };
-  const app = createHttpApp({ registry, log, dependencies: () => deps, isShuttingDown: () => shuttingDown, trustedProxies: config.TRUSTED_PROXIES });
+  const app = createHttpApp({ registry, log, dependencies: () => deps, isShuttingDown: () => shuttingDown, trustedProxies: config.TRUSTED_PROXIES, degraded: def.degraded });
   await def.routes?.(app, ctx);
   finishHttpApp(app, log);
 
