@@ -6,7 +6,7 @@ import { GREYLIST_LADDER_MINUTES, providerForMx, TEMP_FAILURE_LADDER_MINUTES } f
 import { Batcher, batchReady, msUntilReady } from './batcher.ts';
 import { ladderMs, retryLadders, schedulerConfigSchema } from './config.ts';
 import { decideAddress, mxDownFor, provesCatchAll } from './decide.ts';
-import { interpretAddress, interpretMx } from './dns.ts';
+import { hostAddress, interpretAddress, interpretMx, interpretMxHosts } from './dns.ts';
 import { rankCandidates, type NodeState } from './fleet.ts';
 import { computeLoad } from './load.ts';
 import { limitsFor, pauseMsFor } from './politeness.ts';
@@ -36,6 +36,33 @@ describe('interpretMx / interpretAddress', () => {
     ['NODATA', 'TIMEOUT', { kind: 'timeout' }],
   ] as const)('A %s, AAAA %s', (a, aaaa, expected) => {
     expect(interpretAddress('D.test', { rcode: a, ttl: 60 }, { rcode: aaaa, ttl: 60 })).toEqual(expected);
+  });
+});
+
+describe('MX host addresses (RFC 5321 5.1: no fallback to the domain when MX records exist)', () => {
+  it.each([
+    ['NOERROR', 'NXDOMAIN', 'address'],
+    ['NXDOMAIN', 'NOERROR', 'address'],
+    ['NXDOMAIN', 'NXDOMAIN', 'absent'],
+    ['NODATA', 'NXDOMAIN', 'absent'],
+    ['NODATA', 'NODATA', 'absent'],
+    ['SERVFAIL', 'NXDOMAIN', 'servfail'],
+    ['NXDOMAIN', 'TIMEOUT', 'timeout'],
+    ['REFUSED', 'NODATA', 'servfail'],
+    ['SERVFAIL', 'NOERROR', 'address'],
+  ] as const)('A %s, AAAA %s -> %s', (a, aaaa, state) => {
+    expect(hostAddress({ rcode: a }, { rcode: aaaa })).toBe(state);
+  });
+
+  const ok = { kind: 'ok' as const, mx: ['mx1.d.test', 'mx2.d.test'], implicit: false, ttlS: 300 };
+  it.each([
+    ['every host absent', [{ state: 'absent', ttlS: 60 }, { state: 'absent', ttlS: 120 }], { kind: 'mx_hosts_absent', ttlS: 60 }],
+    ['one host has an address', [{ state: 'absent', ttlS: 60 }, { state: 'address', ttlS: 300 }], ok],
+    ['one absent, one SERVFAIL: may exist', [{ state: 'absent', ttlS: 60 }, { state: 'servfail', ttlS: 0 }], { kind: 'servfail' }],
+    ['one absent, one timeout', [{ state: 'absent', ttlS: 60 }, { state: 'timeout', ttlS: 0 }], { kind: 'timeout' }],
+    ['not every host judged', [{ state: 'absent', ttlS: 60 }], ok],
+  ] as const)('%s', (_what, hosts, expected) => {
+    expect(interpretMxHosts(ok, hosts)).toEqual(expected);
   });
 });
 

@@ -1,6 +1,9 @@
 // MX lookup for the live path. `interpretMx` is the pure rule set (RFC 7505 null MX, RFC 5321 5.1
-// implicit MX, NXDOMAIN vs SERVFAIL vs timeout); MxLookup adds retries and a Redis cache shared by
-// every replica, each answer kept for its TTL.
+// implicit MX, NXDOMAIN vs SERVFAIL vs timeout); `interpretMxHosts` judges the MX host names' own
+// addresses (RFC 5321 5.1: with MX records there is no fallback to the domain's address, so MX
+// hosts that do not exist mean the domain takes no mail); MxLookup adds retries and a Redis cache
+// shared by every replica, each answer kept for its TTL.
+import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Rcode, Resolver, ResolveResult } from '@dv/mailsec';
 import { providerForMx, type DnsOutcome } from '@dv/verdict';
@@ -12,7 +15,7 @@ const LOCAL_TTL_MS = 30_000;
 /** What a cached or computed lookup holds: provider is derived again on read (the table may change). */
 export type MxFacts =
   | { kind: 'ok'; mx: string[]; implicit: boolean; ttlS: number }
-  | { kind: 'null_mx' | 'nxdomain' | 'no_mail_host'; ttlS: number }
+  | { kind: 'null_mx' | 'nxdomain' | 'no_mail_host' | 'mx_hosts_absent'; ttlS: number }
   | { kind: 'servfail' | 'timeout' };
 
 export type MxStep = { done: MxFacts } | { needAddress: true };
@@ -43,6 +46,30 @@ export function interpretAddress(domain: string, a: Pick<ResolveResult, 'rcode' 
   const failed = [a, aaaa].find((r) => r.rcode !== 'NODATA' && r.rcode !== 'NXDOMAIN');
   if (failed) return { kind: failureKind(failed.rcode) };
   return { kind: 'no_mail_host', ttlS: Math.min(a.ttl, aaaa.ttl) };
+}
+
+type OkFacts = Extract<MxFacts, { kind: 'ok' }>;
+
+/** What the address lookups of one MX host name say. */
+export type HostAddress = 'address' | 'absent' | 'servfail' | 'timeout';
+
+/** A host has an address when A or AAAA answers; it is absent when both are NXDOMAIN or NODATA. */
+export function hostAddress(a: Pick<ResolveResult, 'rcode'>, aaaa: Pick<ResolveResult, 'rcode'>): HostAddress {
+  if (a.rcode === 'NOERROR' || aaaa.rcode === 'NOERROR') return 'address';
+  const failed = [a, aaaa].find((r) => r.rcode !== 'NODATA' && r.rcode !== 'NXDOMAIN');
+  return failed ? failureKind(failed.rcode) : 'absent';
+}
+
+/**
+ * After an MX answer: the domain takes no mail when no MX host has an address (every one
+ * NXDOMAIN or NODATA); a lookup that failed on a host without an address is a DNS failure (retry,
+ * then unknown), since that host may exist. One host with an address keeps the MX answer.
+ */
+export function interpretMxHosts(facts: OkFacts, hosts: readonly { state: HostAddress; ttlS: number }[]): MxFacts {
+  if (hosts.length < facts.mx.length || hosts.some((h) => h.state === 'address')) return facts;
+  const failed = hosts.find((h) => h.state === 'servfail' || h.state === 'timeout');
+  if (failed) return { kind: failed.state as 'servfail' | 'timeout' };
+  return { kind: 'mx_hosts_absent', ttlS: Math.min(facts.ttlS, ...hosts.map((h) => h.ttlS)) };
 }
 
 export function toDnsOutcome(f: MxFacts): DnsOutcome {
@@ -96,8 +123,28 @@ export class MxLookup {
 
   private async resolveOnce(domain: string): Promise<MxFacts> {
     const step = interpretMx(await this.o.resolver.resolve(domain, 'MX'));
-    if ('done' in step) return step.done;
+    if ('done' in step) return step.done.kind === 'ok' ? this.checkMxHosts(step.done) : step.done;
     const [a, aaaa] = await Promise.all([this.o.resolver.resolve(domain, 'A'), this.o.resolver.resolve(domain, 'AAAA')]);
     return interpretAddress(domain, a, aaaa);
+  }
+
+  /**
+   * Whether any MX host name has an address. The first host usually answers its A query, so a
+   * healthy domain costs one lookup more (cached with the MX answer); only when it has none are
+   * the other hosts asked, all at once, so dead domains do not pay one timeout per host in turn.
+   */
+  private async checkMxHosts(facts: OkFacts): Promise<MxFacts> {
+    const lookup = async (host: string): Promise<{ state: HostAddress; ttlS: number }> => {
+      // An address literal in MX (a misconfiguration the probe still dials) needs no lookup.
+      if (isIP(host)) return { state: 'address', ttlS: facts.ttlS };
+      const a = await this.o.resolver.resolve(host, 'A');
+      if (a.rcode === 'NOERROR') return { state: 'address', ttlS: a.ttl };
+      const aaaa = await this.o.resolver.resolve(host, 'AAAA');
+      return { state: hostAddress(a, aaaa), ttlS: Math.min(a.ttl, aaaa.ttl) };
+    };
+    const first = await lookup(facts.mx[0]!);
+    if (first.state === 'address') return facts;
+    const rest = await Promise.all(facts.mx.slice(1).map(lookup));
+    return interpretMxHosts(facts, [first, ...rest]);
   }
 }

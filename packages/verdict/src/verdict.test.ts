@@ -39,6 +39,7 @@ describe('verdict outcomes', () => {
     { name: 'null MX', input: { dns: { kind: 'null_mx' } }, status: 'undeliverable', sub: 'domain_absent', score: 0, action: 'drop', safe: 'no' },
     { name: 'NXDOMAIN', input: { dns: { kind: 'nxdomain' } }, status: 'undeliverable', sub: 'domain_absent', score: 0, action: 'drop', safe: 'no' },
     { name: 'no mail host', input: { dns: { kind: 'no_mail_host' } }, status: 'undeliverable', sub: 'domain_absent', score: 0, action: 'drop', safe: 'no' },
+    { name: 'every MX host NXDOMAIN', input: { dns: { kind: 'mx_hosts_absent' } }, status: 'undeliverable', sub: 'domain_absent', score: 0, action: 'drop', safe: 'no' },
     { name: 'SERVFAIL', input: { dns: { kind: 'servfail' } }, status: 'unknown', sub: 'temp_failure', score: 30, action: 'review', safe: 'caution' },
     { name: 'DNS timeout', input: { dns: { kind: 'timeout' } }, status: 'unknown', sub: 'timeout', score: 30, action: 'review', safe: 'caution' },
     { name: 'deadline', input: { dns: OK_DNS, deadlineReached: true }, status: 'unknown', sub: 'deadline', score: 30, action: 'review', safe: 'caution' },
@@ -113,6 +114,7 @@ describe('verdict result object', () => {
     const r = run('x@@acme.com');
     expect(r.domain).toEqual({ name: 'acme.com', mx_provider: 'unknown', health_score: 50 });
     expect(run('x@acme.com', { dns: { kind: 'nxdomain' } }).domain).toEqual({ name: 'acme.com', mx_provider: 'none', health_score: 0 });
+    expect(run('x@acme.com', { dns: { kind: 'mx_hosts_absent' } }).domain).toEqual({ name: 'acme.com', mx_provider: 'none', health_score: 0 });
   });
 });
 

@@ -17,6 +17,8 @@ export type DnsOutcome =
   | { kind: 'null_mx' }
   | { kind: 'nxdomain' }
   | { kind: 'no_mail_host' }
+  /** MX records exist but no MX host name has an A or AAAA record (RFC 5321 5.1: no fallback to the domain's own address). */
+  | { kind: 'mx_hosts_absent' }
   | { kind: 'servfail' }
   | { kind: 'timeout' };
 
@@ -86,8 +88,13 @@ function outcomeOf(input: VerdictInput, lists: ListSignals | null): Outcome {
   const { syntax, dns, probe } = input;
   if (!syntax.ok) return o('undeliverable', 'syntax', `invalid address: ${syntax.reason}`);
   if (lists?.disposable) return o('risky', 'disposable', 'the domain provides disposable (throwaway) addresses');
-  if (dns && (dns.kind === 'null_mx' || dns.kind === 'nxdomain' || dns.kind === 'no_mail_host')) {
-    const why = { null_mx: 'the domain publishes a null MX: it takes no mail', nxdomain: 'the domain does not exist', no_mail_host: 'the domain has no MX and no address record' }[dns.kind];
+  if (dns && (dns.kind === 'null_mx' || dns.kind === 'nxdomain' || dns.kind === 'no_mail_host' || dns.kind === 'mx_hosts_absent')) {
+    const why = {
+      null_mx: 'the domain publishes a null MX: it takes no mail',
+      nxdomain: 'the domain does not exist',
+      no_mail_host: 'the domain has no MX and no address record',
+      mx_hosts_absent: "none of the domain's MX hosts exists (no A or AAAA record): its mail cannot be delivered",
+    }[dns.kind];
     return o('undeliverable', 'domain_absent', why);
   }
   if (input.deadlineReached) return o('unknown', 'deadline', "the job's deadline passed before the check finished");

@@ -25,6 +25,9 @@ export const smtpBehaviourSchema = z
     rateLimitWindowSeconds: z.number().positive().default(60),
     rateLimitAt: z.enum(['greeting', 'mail']).default('greeting'),
     maxRecipientsPerSession: positiveInt.optional(),
+    // Every RCPT answered 451 4.3.0 (Postfix whose recipient table cannot be read): a temporary
+    // failure that is not greylisting and does not clear on the next attempt.
+    temporaryFailure: z.boolean().default(false),
     // Directory-harvest defences, counted per connection and not reset by RSET (Postfix
     // smtpd_soft_error_limit / smtpd_hard_error_limit / smtpd_error_sleep_time).
     softErrorLimit: positiveInt.optional(),

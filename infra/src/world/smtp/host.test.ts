@@ -31,6 +31,7 @@ const HOSTS: SmtpHostSpecInput[] = [
   { name: 'mx.nopipe.test', ip: '127.0.3.5', behaviour: { pipelining: false } },
   { name: 'mx.harvest.test', ip: '127.0.3.6', mailboxes: ['real@harvest.test'], behaviour: { softErrorLimit: 2, hardErrorLimit: 4, errorSleepMs: 300 } },
   { name: 'mx.harvest452.test', ip: '127.0.3.7', behaviour: { catchAll: true, maxRecipientsPerSession: 1, hardErrorLimit: 1 } },
+  { name: 'mx.tempfail.test', ip: '127.0.3.8', mailboxes: ['user@tempfail.test'], behaviour: { temporaryFailure: true } },
 ];
 
 let port: number;
@@ -315,6 +316,14 @@ describe('scripted behaviours', () => {
     await client.reply();
     expect((await client.command('EHLO p.test')).lines).not.toContain('250-STARTTLS');
     expect((await client.command('STARTTLS')).text).toBe(REPLIES.notImplemented);
+  });
+
+  it('temporaryFailure answers 451 4.3.0 to every RCPT, existing mailbox or not, session after session', async () => {
+    for (let i = 0; i < 2; i++) {
+      const c = await ready('mx.tempfail.test');
+      expect((await c.command('RCPT TO:<user@tempfail.test>')).text).toBe(REPLIES.temporaryFailure('user@tempfail.test'));
+      expect((await c.command('RCPT TO:<random@tempfail.test>')).text).toBe('451 4.3.0 <random@tempfail.test>: Temporary lookup failure');
+    }
   });
 
   it('accept-all (Yahoo-like) and catch-all say 250 to any address; willNotVerify says 252', async () => {

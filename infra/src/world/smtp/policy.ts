@@ -53,6 +53,7 @@ export class HostPolicy {
     const address = ctx.recipient.toLowerCase();
     if (b.policyBlockAt === 'rcpt' && this.isBlocked(ctx.clientIp)) return REPLIES.policyBlocked(ctx.clientIp);
     if (b.maxRecipientsPerSession !== undefined && ctx.rcptNumber > b.maxRecipientsPerSession) return REPLIES.tooManyRecipients;
+    if (b.temporaryFailure) return REPLIES.temporaryFailure(ctx.recipient);
     if (b.greylistSeconds !== undefined && this.isGreylisted(ctx.clientIp, ctx.mailFrom, address)) {
       return REPLIES.greylisted(ctx.recipient, domainOf(address));
     }

@@ -10,6 +10,7 @@ export const REPLIES = {
     `450 4.7.1 <${address}>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/${domain}.html`,
   rateLimited: '421 4.7.0 Try again later, closing connection.',
   tooManyRecipients: '452 4.5.3 Too many recipients',
+  temporaryFailure: (address: string) => `451 4.3.0 <${address}>: Temporary lookup failure`,
   tooManyErrors: (hostName: string) => `421 4.7.0 ${hostName} Error: too many errors`,
   mailboxFull: (address: string) => `552 5.2.2 <${address}>: Mailbox full`,
   policyBlocked: (clientIp: string) => `554 5.7.1 Service unavailable; Client host [${clientIp}] blocked using zen.spamhaus.org`,

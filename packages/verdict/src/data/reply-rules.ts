@@ -34,7 +34,8 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   { id: 'accepted', class: 'accepted', code: /^25[01]$/, why: 'RFC 5321: 250 OK, 251 will forward' },
   { id: 'cannot-vrfy', class: 'will_not_verify', code: /^252$/, why: '252: cannot verify the user, will accept and attempt delivery' },
   { id: 'policy-wording', class: 'policy_blocked', code: /^[45]/, text: POLICY_WORDS, why: 'DNSBL / reputation / block of our IP or identity: never mailbox_absent' },
-  { id: 'harvest-4xx', class: 'throttled', code: /^4/, text: HARVEST_WORDS, why: 'harvest defence deferring us (Postfix "421 Error: too many errors", Exchange "too many errors on this connection"): slow down' },
+  // 421 is left to the too-many-errors / throttle-421 rows: the scheduler learns a host's error budget by that row's id.
+  { id: 'harvest-4xx', class: 'throttled', code: /^4(?!21)\d\d$/, text: HARVEST_WORDS, why: 'harvest defence deferring us ("451 4.7.1 Too many invalid recipients, try again later"): slow down' },
   { id: 'harvest-5xx', class: 'policy_blocked', code: /^5/, text: HARVEST_WORDS, why: 'harvest defence refusing us ("550 5.7.1 Too many invalid recipients"): a block, never a missing mailbox' },
   { id: 'provider-code-4xx', class: 'throttled', code: /^4/, text: PROVIDER_CODES, why: 'Outlook.com RP-001, AOL DYN:T1, Yahoo [TS01]/[GL01]: deferrals of our IP' },
   { id: 'provider-code-5xx', class: 'policy_blocked', code: /^5/, text: PROVIDER_CODES, why: 'Outlook.com SC-/DY-/OU-/RP-, AOL (RTR:BL), Yahoo [TSS09]: refusals of our IP' },

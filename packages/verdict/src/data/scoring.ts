@@ -54,6 +54,7 @@ export const HEALTH_SCORE_FALLBACK = {
   null_mx: 0,
   nxdomain: 0,
   no_mail_host: 0,
+  mx_hosts_absent: 0,
   servfail: 50,
   timeout: 50,
   unchecked: 50,
