@@ -1,10 +1,7 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, itemId, type JobItemDoc } from '@dv/contracts';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from '../gateway/src/testing/harness.ts';
-import { startServiceProcess, type RunningProcess } from '../infra/src/services.ts';
-import { REPO_ROOT } from '../infra/src/stack/stack.ts';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle, type WorldInput } from '../infra/src/world/index.ts';
+import { startLiveStack, until, type LiveStack } from '../gateway/src/testing/live-stack.ts';
 
 // Progress figures a user can trust (docs/gateway.md "ETAs"), end to end: the gateway in process,
 // the real scheduler and probe node as processes, the simulated internet. A politeness-limited
@@ -14,66 +11,36 @@ import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle, type World
 const PACED = 40;
 let h: GatewayHarness;
 let a: TestAccount;
-let world: WorldHandle;
-let scheduler: RunningProcess;
-let probe: RunningProcess | undefined;
-const logDir = join(REPO_ROOT, '.local', 'progress-test-logs');
-
-async function startProbe(): Promise<RunningProcess> {
-  return startServiceProcess('probe-node', {
-    env: { ...world.env, NATS_URL: h.env.NATS_URL!, PROBE_NODE_ID: 'eta-node', PROBE_SOURCE_IPS: '127.0.0.1', PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_HEARTBEAT_INTERVAL_MS: '300', LOG_LEVEL: 'warn' },
-    logDir,
-  });
-}
-
-async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+let live: LiveStack;
 
 beforeAll(async () => {
   h = await startGatewayHarness({ label: 'progress' });
   a = await h.account({ credits: 10_000 });
-  const base = loadWorld(DEFAULT_WORLD_PATH);
-  base.dns.records.push({ name: 'paced.test', type: 'MX', priority: 10, exchange: 'mx.paced.test', ttl: 300 }, { name: 'mx.paced.test', type: 'A', address: '127.0.9.50', ttl: 300 });
-  const input: WorldInput = { ...base, smtp: { ...base.smtp, hosts: [...base.smtp.hosts, { name: 'mx.paced.test', ip: '127.0.9.50', mailboxes: Array.from({ length: PACED }, (_, i) => `u${i}@paced.test`), behaviour: { tarpitMs: 100 } }] } };
-  world = await startWorld(input);
-  scheduler = await startServiceProcess('scheduler', {
-    env: {
-      ...world.env,
-      NATS_URL: h.env.NATS_URL!,
-      REDIS_URL: h.env.REDIS_URL!,
-      MONGODB_URL: h.env.MONGODB_URL!,
-      MONGODB_DB: h.env.MONGODB_DB!,
-      REDIS_PREFIX: `${h.env.REDIS_KEY_PREFIX}sch:`,
+  live = await startLiveStack(h, {
+    label: 'progress',
+    records: [
+      { name: 'paced.test', type: 'MX', priority: 10, exchange: 'mx.paced.test', ttl: 300 },
+      { name: 'mx.paced.test', type: 'A', address: '127.0.9.50', ttl: 300 },
+    ],
+    hosts: [{ name: 'mx.paced.test', ip: '127.0.9.50', mailboxes: Array.from({ length: PACED }, (_, i) => `u${i}@paced.test`), behaviour: { tarpitMs: 100 } }],
+    schedulerEnv: {
       // One session at a time per (provider, IP), two recipients each, to a host that answers
       // slowly: a 40-address list of one domain takes 10-20 s, paced by politeness as real lists are.
       POLITE_RCPTS_PER_SESSION: '2',
       POLITE_MAX_SESSIONS: '1',
       // The first greylist step (5 min) scaled to 30 s: long enough to read while it waits.
       GREYLIST_LADDER_SCALE: '0.1',
-      BATCH_WINDOW_MS: '100',
-      LOAD_INTERVAL_MS: '300',
-      PROBE_NODE_GONE_MS: '1500',
-      DNS_TIMEOUT_MS: '500',
-      LOG_LEVEL: 'warn',
     },
-    logDir,
   });
-  probe = await startProbe();
   // The scheduler has seen the node.
-  await until(async () => (await call(h.url, '/v1/status', { key: a.live })).body.reason === null && (await call(h.url, '/v1/status', { key: a.live })).body.source === 'scheduler', 20_000, 'scheduler figures with capacity');
+  await until(async () => {
+    const s = await call(h.url, '/v1/status', { key: a.live });
+    return s.body.source === 'scheduler' && s.body.reason === null;
+  }, 20_000, 'scheduler figures with capacity');
 }, 180_000);
 
 afterAll(async () => {
-  await probe?.stop(5_000);
-  await scheduler?.stop(5_000);
-  await world?.stop();
+  await live?.stop();
   await h?.close();
 }, 60_000);
 
@@ -125,8 +92,7 @@ describe('ETAs', () => {
 
 describe('no probe capacity', () => {
   it('with every probe node gone: status saturated with the reason, ETAs null, scheduler degraded and its metric set; all back when a node returns', async () => {
-    await probe!.stop(5_000);
-    probe = undefined;
+    await live.stopProbe();
     const status = await until(
       async () => {
         const s = await call(h.url, '/v1/status', { key: a.live });
@@ -147,15 +113,15 @@ describe('no probe capacity', () => {
     const sandbox = await call(h.url, '/v1/jobs', { key: a.sandbox, body: { emails: ['x@example.com', 'y@example.com'] } });
     expect(sandbox.body.eta_reason ?? null).toBeNull();
 
-    const ready = await fetch(`${scheduler.url}/readyz`);
+    const ready = await fetch(`${live.scheduler.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ready', degraded: ['no_probe_capacity'] });
-    expect(await (await fetch(`${scheduler.url}/metrics`)).text()).toMatch(/^scheduler_no_probe_capacity\{[^}]*\} 1$/m);
+    expect(await (await fetch(`${live.scheduler.url}/metrics`)).text()).toMatch(/^scheduler_no_probe_capacity\{[^}]*\} 1$/m);
 
-    probe = await startProbe();
+    await live.startProbe();
     await until(async () => (await call(h.url, '/v1/status', { key: a.live })).body.reason === null, 20_000, 'capacity back in status');
     const done = await call(h.url, `/v1/jobs/${queued.body.job_id}?wait=20`, { key: a.live });
     expect(done.body).toMatchObject({ status: 'completed', result: { status: 'deliverable' } });
-    expect(await (await fetch(`${scheduler.url}/readyz`)).json()).not.toHaveProperty('degraded');
+    expect(await (await fetch(`${live.scheduler.url}/readyz`)).json()).not.toHaveProperty('degraded');
   });
 });
