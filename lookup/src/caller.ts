@@ -1,9 +1,9 @@
 import type { Request } from 'express';
-import { ApiError } from '@dv/runtime';
+import { ApiError, TooManyAuthAttempts } from '@dv/runtime';
 import { bearerKey, clientIp, quotaSubject } from './client.ts';
 import type { LookupContext } from './context.ts';
 import type { Tier, Usage } from './envelope.ts';
-import { FREE_KEY_PREFIX } from './keys/store.ts';
+import { FREE_KEY_PREFIX, sha256 } from './keys/store.ts';
 
 /** Who is asking: the tier and the subject its daily allowance is counted against. */
 export interface Caller {
@@ -25,8 +25,20 @@ export async function resolveCaller(ctx: LookupContext, req: Request): Promise<C
   if (auth.kind === 'none') return { tier: 'anonymous', subject: `ip:${quotaSubject(ip)}`, ip };
   if (auth.kind === 'malformed') throw new ApiError('invalid_api_key', 'Send the key as "Authorization: Bearer dk_free_…", or send no Authorization header to use the anonymous allowance.', {}, UNAUTHORIZED_HEADERS);
   if (!auth.key.startsWith(FREE_KEY_PREFIX)) throw new ApiError('invalid_api_key', 'This service accepts free keys (dk_free_…). Paid-plan keys belong to the paid API.', {}, UNAUTHORIZED_HEADERS);
-  const doc = await ctx.keys.findActive(auth.key);
-  if (!doc) throw new ApiError('invalid_api_key', 'This key is unknown or was replaced by a newer key for the same email. Request a new one with request_api_key or POST /v1/keys/request.', {}, UNAUTHORIZED_HEADERS);
+  const subject = quotaSubject(ip);
+  await ctx.keyAttempts.attempt(subject).catch((err: unknown) => {
+    if (!(err instanceof TooManyAuthAttempts)) throw err;
+    throw new ApiError('rate_limited', `Too many key checks from this address (unknown keys count more); retry in ${err.retryAfterSeconds} s.`, {}, { 'Retry-After': String(err.retryAfterSeconds) });
+  });
+  // Keys known to be unknown (or replaced) cost no MongoDB read while remembered.
+  const hash = sha256(auth.key);
+  const mark = ctx.unknownKeys.mark;
+  const doc = ctx.unknownKeys.has(hash) ? null : await ctx.keys.findActive(auth.key);
+  if (!doc) {
+    ctx.unknownKeys.add(hash, mark);
+    await ctx.keyAttempts.failed(subject);
+    throw new ApiError('invalid_api_key', 'This key is unknown or was replaced by a newer key for the same email. Request a new one with request_api_key or POST /v1/keys/request.', {}, UNAUTHORIZED_HEADERS);
+  }
   return { tier: 'free', subject: `key:${doc.owner}`, ip };
 }
 

@@ -49,6 +49,9 @@ export const lookupConfigSchema = z.object({
   KEY_LINK_TTL_MINUTES: env.int(D.keyLinkTtlMinutes, 1, 7 * 24 * 60),
   KEY_REQUESTS_PER_EMAIL_PER_DAY: env.int(D.keyRequestsPerEmailPerDay, 1, 1_000),
   KEY_REQUESTS_PER_IP_PER_DAY: env.int(D.keyRequestsPerIpPerDay, 1, 100_000),
+  /** Free-key lookups in MongoDB per client IP per minute before 429 (0: off); failures cost KEY_FAILURE_POINTS. */
+  KEY_ATTEMPTS_PER_IP_PER_MINUTE: env.int(D.keyAttemptsPerIpPerMinute, 0, 10_000_000),
+  KEY_FAILURE_POINTS: env.int(D.keyFailurePoints, 1, 10_000),
 });
 export type LookupConfig = z.infer<typeof lookupConfigSchema>;
 

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
-import type { Logger } from '@dv/runtime';
+import { AuthAttemptLimiter, NegativeCache, type Logger } from '@dv/runtime';
 import { ResultCache } from './cache.ts';
 import type { LookupConfig } from './config.ts';
 import { DailyLimiter } from './daily.ts';
@@ -10,6 +10,7 @@ import type { Tier } from './envelope.ts';
 import { createSmtpMailer, type Mailer } from './keys/mailer.ts';
 import { FreeKeyStore } from './keys/store.ts';
 import { createLookupMetrics, type LookupMetrics } from './metrics.ts';
+import { LOOKUP_DEFAULTS as D } from './defaults.ts';
 
 /** Everything a request handler (REST or MCP) needs, built once per process. */
 export interface LookupContext {
@@ -21,6 +22,9 @@ export interface LookupContext {
   quotas: Record<Tier, DailyLimiter>;
   keyRequestLimits: { perEmail: DailyLimiter; perIp: DailyLimiter };
   keys: FreeKeyStore;
+  /** Abuse before authentication: presented keys' MongoDB lookups per client IP, and keys known to be unknown. */
+  keyAttempts: AuthAttemptLimiter;
+  unknownKeys: NegativeCache;
   /** Absent when SMTP_RELAY_URL is not set: key requests then answer 503. */
   mailer?: Mailer;
   now: () => number;
@@ -58,6 +62,8 @@ export function createLookupContext(opts: LookupContextOptions): LookupContext {
       perIp: daily('keyreq:ip', config.KEY_REQUESTS_PER_IP_PER_DAY),
     },
     keys: new FreeKeyStore(opts.db, now),
+    keyAttempts: new AuthAttemptLimiter({ redis, keyPrefix: `${prefix}keyattempts`, pointsPerMinute: config.KEY_ATTEMPTS_PER_IP_PER_MINUTE, failurePoints: config.KEY_FAILURE_POINTS }),
+    unknownKeys: new NegativeCache({ ttlMs: D.unknownKeyCacheTtlMs, maxEntries: D.unknownKeyCacheMaxEntries, now }),
     mailer,
     now,
   };

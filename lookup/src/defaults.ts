@@ -38,6 +38,21 @@ export const LOOKUP_DEFAULTS = {
   /** Give up on the SMTP relay after this long; the caller gets 503 and may retry. */
   smtpTimeoutMs: 10_000,
 
+  /**
+   * Abuse before authentication (@dv/runtime AuthAttemptLimiter): lookups of a presented free key
+   * in MongoDB per client IP (IPv6: per /64) and minute; a key found unknown costs
+   * `keyFailurePoints` in all. Far above what one person's tools send; 0 turns it off.
+   */
+  keyAttemptsPerIpPerMinute: 600,
+  keyFailurePoints: 20,
+  /**
+   * A presented key found unknown or replaced is remembered this long per process, so repeating it
+   * costs no MongoDB read. Nothing needs dropping: a new key is 256 fresh random bits, never one
+   * that was presented before, and a replaced key never comes back.
+   */
+  unknownKeyCacheTtlMs: 60_000,
+  unknownKeyCacheMaxEntries: 50_000,
+
   /** A pasted SPF/DMARC record longer than this is refused before validation (DNS TXT data is far shorter). */
   maxRecordChars: 4_096,
 } as const;
