@@ -59,7 +59,7 @@ export function jsonResponse(description: string, schema: z.ZodType, headers?: z
 export const AUTH_ERRORS = {
   '401': problemResponse('missing_api_key or invalid_api_key: the bearer key is absent, wrong or revoked.'),
   '403': problemResponse('plan_not_entitled (with upgrade_url) or account_inactive.'),
-  '429': problemResponse('rate_limited: requests per minute of the account used up.', retryAfterHeader),
+  '429': problemResponse('rate_limited: requests per minute of the account used up, or too many key lookups from this address (unknown keys count more).', retryAfterHeader),
   '422': { description: 'validation_error (detail is an array of issues).', content: { 'application/problem+json': { schema: validationProblemSchema } } },
 } as const satisfies Record<string, ZodOpenApiResponseObject>;
 
