@@ -47,6 +47,7 @@ export const schedulerConfigSchema = z
     DNS_NEGATIVE_TTL_S: env.int(D.dnsNegativeTtlS, 0, 86_400),
     BATCH_WINDOW_MS: ms(D.batchWindowMs, 0, 60_000),
     MAX_RCPTS_PER_SESSION: env.int(D.maxRcptsPerSession, 1, 100),
+    MAX_CUT_REDISPATCHES: env.int(D.maxCutRedispatches, 0, 100),
     POLITE_MAX_SESSIONS: env.int(D.politeMaxSessions, 0, 1_000),
     POLITE_SESSIONS_PER_MIN: env.int(D.politeSessionsPerMin, 0, 100_000),
     POLITE_RCPTS_PER_SESSION: env.int(D.politeRcptsPerSession, 0, 100),

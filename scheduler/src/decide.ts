@@ -3,6 +3,7 @@
 // the caller.
 import type { ProbeSessionReply } from '@dv/contracts';
 import { classifyReply, nextAction, type ClassifiedReply, type ProbeOutcome, type RetryLadders, type SessionOutcome } from '@dv/verdict';
+import { isErrorLimitCut } from './cut.ts';
 
 export type AddressDecision =
   /** Ends here: call verdict() with this probe outcome. */
@@ -29,6 +30,9 @@ export interface DecideInput {
   ladders: RetryLadders;
   throttleStreak: number;
   otherIpAvailable: boolean;
+  /** Times this item was already sent again after a harvest defence's cut, and the most allowed (cut.ts). */
+  cutRedispatches?: number;
+  maxCutRedispatches?: number;
 }
 
 const synthetic = (cls: ClassifiedReply['class'], rule: string): ClassifiedReply => ({ class: cls, rule });
@@ -64,8 +68,18 @@ export function decideAddress(input: DecideInput): AddressDecision {
   }
   if (entry.state === 'skipped_catch_all') return { kind: 'final', probe: { ...probe(synthetic('accepted', 'catch-all-skip')), catchAll: synthetic('accepted', 'catch-all') } };
   if (entry.state === 'invalid_address' || entry.state === 'utf8_unsupported') return { kind: 'final', probe: probe(synthetic('permanent_other', entry.state)) };
-  if (!entry.reply) return { kind: 'final', probe: probe(null) };
-  const rcpt = classifyReply(entry.reply);
+  let entryReply = entry.reply;
+  if (entry.state === 'unanswered') {
+    // The server cut the session before answering this address: never judged from it. An error
+    // limit's cut says nothing about the provider's pace, so the address goes to a new session at
+    // once (bounded, should a host cut every session); a rate limit's 421, or resends used up,
+    // stands for the address as a refused greeting does (pause, then the ladder).
+    const resendable = (input.cutRedispatches ?? 0) < (input.maxCutRedispatches ?? Number.POSITIVE_INFINITY);
+    if (resendable && (!reply.cut || isErrorLimitCut(reply))) return { kind: 'redispatch' };
+    entryReply = reply.cut?.reply ?? null;
+  }
+  if (!entryReply) return { kind: 'final', probe: probe(null) };
+  const rcpt = classifyReply(entryReply);
   const action = nextAction(rcpt.class, input.attempt, input.ladders, {
     elapsedMs: input.elapsedMs,
     throttleStreak: input.throttleStreak,

@@ -58,6 +58,13 @@ export const SCHEDULER_DEFAULTS = {
   batchWindowMs: 250,
   /** RCPT cap per session regardless of the provider table (Microsoft 3, others 20). */
   maxRcptsPerSession: 20,
+  /**
+   * MAX_CUT_REDISPATCHES: times an address left unanswered by a harvest defence's cut (421 "too many
+   * errors") is sent again at once, not counted as an attempt (cut.ts). The learned error budget
+   * stops the cuts after the first; the cap only bounds a host that cuts every session, whose
+   * 421 then counts as a throttle (pause, ladder).
+   */
+  maxCutRedispatches: 5,
 
   // Politeness (design.md reference numbers). 0 = take the provider table's value.
   /** POLITE_MAX_SESSIONS: concurrent sessions per (provider, source IP); 0 = provider table (5, Microsoft 2). */

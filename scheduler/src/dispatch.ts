@@ -4,9 +4,10 @@
 // responders or goes silent makes the batch go elsewhere; nothing is counted as an attempt then.
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS, probeSessionReply, type ProbeSessionReply, type ProbeSessionRequest } from '@dv/contracts';
-import { classifyReply, shouldProbeCatchAll, verdict } from '@dv/verdict';
+import { classifyReply, verdict } from '@dv/verdict';
 import { msUntilReady, type Batcher, type DomainQueue } from './batcher.ts';
 import { retryLadders } from './config.ts';
+import { errorBudgetFrom, probesCatchAll } from './cut.ts';
 import { decideAddress, mxDownFor, provesCatchAll } from './decide.ts';
 import { free, rankCandidates, type Candidate } from './fleet.ts';
 import { releaseHeld } from './held.ts';
@@ -21,6 +22,10 @@ export interface DispatcherDeps extends LiveDeps {
   requeue: (item: LiveItem, preferIp: string | null) => void;
   /** A session proved the domain catch-all (this replica's memo learns it at once). */
   onCatchAll: (domain: string) => void;
+  /** The provider's learned error budget per connection (cut.ts), null when none. */
+  errorBudget: (provider: string) => Promise<number | null>;
+  /** A harvest defence's cut taught this budget (already stored in Redis). */
+  onErrorBudget: (provider: string, n: number) => void;
 }
 
 interface SessionBatch {
@@ -151,10 +156,11 @@ export class Dispatcher {
       domain: batch.domain,
       mx_hosts: [...dns.mx],
       addresses,
-      catch_all_probe: shouldProbeCatchAll(batch.domain, provider) && !provider.quirks.acceptsAllAtRcpt,
+      catch_all_probe: probesCatchAll(batch.domain, provider),
       mail_from: cfg.PROBE_MAIL_FROM,
       source_ip: c.sourceIp,
       timeouts: { sessionMs: cfg.PROBE_SESSION_TIMEOUT_MS },
+      error_budget: await this.d.errorBudget(provider.id),
     };
     const startedAt = new Date();
     for (const v of batch.values) this.d.metrics.dispatchLatency.observe({ priority: v.h.priority }, (startedAt.getTime() - v.h.receivedAtMs) / 1000);
@@ -198,6 +204,14 @@ export class Dispatcher {
     const pol = this.d.politeness;
     const down = mxDownFor(reply, cfg.MX_DOWN_MS, cfg.MX_DOWN_TIMEOUT_MS);
     if (down > 0) for (const e of reply.connect_errors ?? dns.mx.map((host) => ({ host }))) await pol.markMxDown(e.host, down).catch(() => undefined);
+    const budget = errorBudgetFrom(reply);
+    if (budget !== null) {
+      // Before the addresses it left go back to their batch, so they are sized by it.
+      const kept = await pol.learnErrorBudget(provider.id, budget).catch(() => budget);
+      this.d.onErrorBudget(provider.id, kept);
+      this.d.metrics.redispatches.inc({ reason: 'error_limit' });
+      this.d.log.info({ provider: provider.id, mx: reply.mx_used, errors: budget, budget: kept }, 'harvest defence cut the session: error budget learned; unanswered addresses sent again');
+    }
     if (provesCatchAll(reply) && !provider.quirks.acceptsAllAtRcpt) {
       this.d.onCatchAll(batch.domain);
       await pol.rememberCatchAll(batch.domain, cfg.CATCH_ALL_MEMORY_MS).catch(() => undefined);
@@ -217,8 +231,13 @@ export class Dispatcher {
       if (h.settled) continue;
       const first = h.item.first_attempt_at ?? startedAt;
       const attempt = h.item.attempts + 1;
-      const dec = decideAddress({ address: h.syntax!.address, reply, attempt, elapsedMs: now.getTime() - first.getTime(), ladders, throttleStreak: 0, otherIpAvailable });
+      const dec = decideAddress({ address: h.syntax!.address, reply, attempt, elapsedMs: now.getTime() - first.getTime(), ladders, throttleStreak: 0, otherIpAvailable,
+        cutRedispatches: h.cutRedispatches ?? 0, maxCutRedispatches: cfg.MAX_CUT_REDISPATCHES,
+      });
       if (dec.kind === 'redispatch') {
+        // Unanswered by a cut session: not an attempt (nothing was learned about the address).
+        h.redispatches++;
+        h.cutRedispatches = (h.cutRedispatches ?? 0) + 1;
         this.d.requeue(v, batch.preferIp);
         continue;
       }

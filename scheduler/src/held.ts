@@ -70,6 +70,8 @@ export interface HeldItem {
   lists?: ListSignals;
   /** Sessions this item took part in during this hold that ended without a reply for it (busy node, lost node). */
   redispatches: number;
+  /** Of those, sessions cut by a harvest defence before answering it (cut.ts); absent = none. */
+  cutRedispatches?: number;
   settled: boolean;
   /** The set of held items this one is in (in-flight bookkeeping): left when acked or released. */
   owner?: Set<HeldItem>;

@@ -4,6 +4,7 @@
 import { DnsResolver, serversFromEnv } from '@dv/mailsec';
 import { verdict, type ProviderRow } from '@dv/verdict';
 import { Batcher } from './batcher.ts';
+import { probesCatchAll, rcptsWithinErrorBudget } from './cut.ts';
 import type { LiveDeps, LiveItem } from './live-types.ts';
 import { Dispatcher } from './dispatch.ts';
 import { MxLookup } from './dns.ts';
@@ -31,6 +32,8 @@ export class LivePath {
    * grow with every domain seen: bounded like every memo (each is re-read from Redis when needed).
    */
   private readonly learned = new Memo<number | null>(LEARNED_CACHE_MS, LEARNED_CACHE_MAX);
+  /** Learned error budgets per provider (cut.ts), bounded and re-read like the RCPT limits. */
+  private readonly learnedErrors = new Memo<number | null>(LEARNED_CACHE_MS, LEARNED_CACHE_MAX);
   private stopping = false;
   private readonly catchAll = new Memo<boolean>(FACT_MEMO_MS);
   private readonly mxDown = new Memo<number>(FACT_MEMO_MS);
@@ -54,6 +57,9 @@ export class LivePath {
     this.batcher = new Batcher();
     this.dispatcher = new Dispatcher({ ...deps, politeness: this.politeness, batcher: this.batcher, requeue: (item, preferIp) => this.add(item, preferIp),
       onCatchAll: (domain) => this.catchAll.set(domain, true, deps.config.CATCH_ALL_MEMORY_MS),
+      errorBudget: (provider) => this.errorBudget(provider),
+      // This replica sizes the next batches by it at once, not after the memo's next read.
+      onErrorBudget: (provider, n) => this.learnedErrors.set(provider, n),
     });
   }
 
@@ -109,15 +115,20 @@ export class LivePath {
     return min === Infinity ? 0 : min;
   }
 
-  private async rcptLimit(provider: ProviderRow): Promise<number> {
+  private async rcptLimit(provider: ProviderRow, domain: string): Promise<number> {
     const n = await this.learned.get(provider.id, () => this.politeness.learnedRcpts(provider.id).catch(() => null));
-    return limitsFor(provider, this.d.config, n).rcptsPerSession;
+    const byErrors = rcptsWithinErrorBudget(await this.errorBudget(provider.id), probesCatchAll(domain, provider));
+    return Math.min(limitsFor(provider, this.d.config, n).rcptsPerSession, byErrors);
+  }
+
+  private errorBudget(provider: string): Promise<number | null> {
+    return this.learnedErrors.get(provider, () => this.politeness.learnedErrorBudget(provider).catch(() => null));
   }
 
   /** Into the domain's batch (also used for in-memory retries: moved IP, fewer RCPTs, lost node). */
   add(item: LiveItem, preferIp: string | null): void {
     if (this.stopping || item.h.settled) return releaseHeld(item.h);
-    void this.rcptLimit(item.provider).then((limit) => {
+    void this.rcptLimit(item.provider, item.h.syntax!.domain).then((limit) => {
       if (this.stopping || item.h.settled) return releaseHeld(item.h);
       const q = this.batcher.add({ domain: item.h.syntax!.domain, preferIp, limit, single: item.h.priority === 'single', value: item }, Date.now());
       this.dispatcher.pump(q);

@@ -60,6 +60,14 @@ redis.call('PEXPIRE', KEYS[2], 60000)
 return {'ok', 0}
 `;
 
+const LEARN_MIN = `
+local cur = tonumber(redis.call('GET', KEYS[1]))
+local n = tonumber(ARGV[1])
+if cur ~= nil and cur < n then n = cur end
+redis.call('SET', KEYS[1], n, 'EX', tonumber(ARGV[2]))
+return n
+`;
+
 export class Politeness {
   private readonly redis: Redis;
   private readonly prefix: string;
@@ -128,6 +136,18 @@ export class Politeness {
 
   async learnRcpts(provider: string, n: number): Promise<void> {
     await this.redis.set(`${this.prefix}rcpts:${provider}`, String(n), 'EX', 86_400);
+  }
+
+  /** Error budget per connection learned from harvest defences' cuts (cut.ts), per provider. */
+  async learnedErrorBudget(provider: string): Promise<number | null> {
+    const v = await this.redis.get(`${this.prefix}errors:${provider}`);
+    return v ? Number(v) : null;
+  }
+
+  /** Keeps the lowest budget seen: a cut on a connection that drew fewer errors is the tighter truth. */
+  async learnErrorBudget(provider: string, n: number): Promise<number> {
+    const kept = (await this.redis.eval(LEARN_MIN, 1, `${this.prefix}errors:${provider}`, n, 86_400)) as number;
+    return Number(kept);
   }
 
   async isCatchAll(domain: string): Promise<boolean> {

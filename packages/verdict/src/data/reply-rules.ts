@@ -57,6 +57,13 @@ export const REPLY_RULES: readonly ReplyRule[] = [
     why: 'quota wording without X.2.2',
   },
   { id: 'recipient-rate', class: 'temporary_other', code: /^4/, enhanced: /^4\.2\.1$/, why: 'Gmail 4.2.1: the recipient receives too fast; not about us' },
+  {
+    id: 'too-many-errors',
+    class: 'throttled',
+    code: /^421$/,
+    text: /too many (errors|(bad|invalid|unknown|failed|rejected) (recipients|rcpts?|addresses|commands))/i,
+    why: 'directory-harvest defence closing this connection (Postfix smtpd_hard_error_limit, Exchange "Too many errors on this connection"): a throttle of the connection, not a verdict; the scheduler resends what it left unanswered and learns the error budget by this id',
+  },
   { id: 'throttle-421', class: 'throttled', code: /^421$/, why: '421 closes the channel: rate limits and connection caps (Gmail 4.7.0, Yahoo TSS04)' },
   {
     id: 'throttle-text',
