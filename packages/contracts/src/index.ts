@@ -5,3 +5,4 @@ export * from './subjects.ts';
 export * from './collections.ts';
 export * from './messages.ts';
 export * from './jobs.ts';
+export * from './portfolio.ts';
