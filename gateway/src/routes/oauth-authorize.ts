@@ -1,10 +1,10 @@
 import type { Express, Request, RequestHandler, Response } from 'express';
 import { parseKey } from '@dv/accounts';
-import { ApiError, TooManyAuthAttempts } from '@dv/runtime';
+import { ApiError } from '@dv/runtime';
 import { InvalidRequestError, OAuthError, UnsupportedResponseTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { GatewayContext } from '../context.ts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
-import { clientAddress } from '../http/route.ts';
+import { clientAddress, meterAuthAttempt } from '../http/route.ts';
 import { consentPage, errorPage, pageHeaders, redirectSource } from '../oauth/consent-page.ts';
 import { openRequest, sealRequest, type AuthorizationRequest } from '../oauth/consent-request.ts';
 import { bodyOf, formBody, methodNotAllowed } from '../oauth/http.ts';
@@ -77,14 +77,8 @@ async function showRequest(req: Request, res: Response, ctx: GatewayContext): Pr
 }
 
 async function decide(req: Request, res: Response, ctx: GatewayContext): Promise<void> {
-  const ip = clientAddress(req);
-  try {
-    await ctx.auth.attempts.attempt(ip);
-  } catch (err) {
-    if (!(err instanceof TooManyAuthAttempts)) throw err;
-    res.setHeader('Retry-After', String(err.retryAfterSeconds));
-    return showError(res, 429, `Too many attempts from your network; wait ${err.retryAfterSeconds} seconds and try again.`);
-  }
+  const wait = await meterAuthAttempt(ctx, req, res);
+  if (wait !== null) return showError(res, 429, `Too many attempts from your network; wait ${wait} seconds and try again.`);
   const body = bodyOf(req);
   const request = openRequest(ctx.downloadSecret, body.request);
   if (!request) return showError(res, 400, 'This consent page has expired or was altered. Start the connection again from your application.');
@@ -101,7 +95,7 @@ async function decide(req: Request, res: Response, ctx: GatewayContext): Promise
     accountId = caller.account._id;
   } catch (err) {
     if (!(err instanceof ApiError) || err.status >= 500) throw err;
-    if (err.code === 'invalid_api_key') await ctx.auth.attempts.failed(ip);
+    if (err.code === 'invalid_api_key') await ctx.auth.attempts.failed(clientAddress(req));
     return showConsent(res, ctx, client, request, 400, String(err.detail));
   }
   const code = await ctx.oauth.createCode({ clientId: client._id, keyId, accountId, codeChallenge: request.code_challenge, redirectUri: request.redirect_uri, resource: request.resource, scope: request.scope });

@@ -1,10 +1,9 @@
 import type { Express } from 'express';
-import { TooManyAuthAttempts } from '@dv/runtime';
 import { InvalidClientError, InvalidGrantError, InvalidRequestError, TooManyRequestsError, UnsupportedGrantTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { GatewayContext } from '../context.ts';
 import { authenticateClient } from '../oauth/client-auth.ts';
 import { authorizationCodeGrant, refreshTokenGrant } from '../oauth/grants.ts';
-import { clientAddress } from '../http/route.ts';
+import { clientAddress, meterAuthAttempt } from '../http/route.ts';
 import { bodyOf, formBody, methodNotAllowed, oauthHandler } from '../oauth/http.ts';
 
 // POST /oauth/token (RFC 6749 §3.2): authorization_code (with the PKCE verifier) and refresh_token
@@ -24,14 +23,8 @@ export function mountOAuthToken(app: Express, ctx: GatewayContext): void {
       oauthHandler(ctx.log, async (req, res) => {
         res.setHeader('Access-Control-Allow-Origin', '*');
         if (!req.is('application/x-www-form-urlencoded')) throw new InvalidRequestError('Send the token request as application/x-www-form-urlencoded.');
-        const ip = clientAddress(req);
-        try {
-          await ctx.auth.attempts.attempt(ip);
-        } catch (err) {
-          if (!(err instanceof TooManyAuthAttempts)) throw err;
-          res.setHeader('Retry-After', String(err.retryAfterSeconds));
-          throw new TooManyRequestsError(`Too many token requests from this address; retry in ${err.retryAfterSeconds} s.`);
-        }
+        const wait = await meterAuthAttempt(ctx, req, res);
+        if (wait !== null) throw new TooManyRequestsError(`Too many token requests from this address; retry in ${wait} s.`);
         const body = bodyOf(req);
         let tokens;
         try {
@@ -41,7 +34,7 @@ export function mountOAuthToken(app: Express, ctx: GatewayContext): void {
           else if (grant === 'refresh_token') tokens = await refreshTokenGrant(deps, client, body);
           else throw new UnsupportedGrantTypeError('grant_type must be authorization_code or refresh_token.');
         } catch (err) {
-          if (err instanceof InvalidClientError || err instanceof InvalidGrantError) await ctx.auth.attempts.failed(ip);
+          if (err instanceof InvalidClientError || err instanceof InvalidGrantError) await ctx.auth.attempts.failed(clientAddress(req));
           throw err;
         }
         res.setHeader('Cache-Control', 'no-store');
