@@ -104,6 +104,15 @@ describe('ProbeNode in process', () => {
     expect(last.provider_health['blocked.test']).toEqual({ throttled: 0, blocked: 2 });
   });
 
+  it("does not count a harvest defence's cut as throttling of the provider", async () => {
+    const invalid = Array.from({ length: 6 }, (_, i) => `h${i}@harvest.test`);
+    const reply = await ask(nodeId, request('harvest.test', ['mx.harvest.test'], invalid));
+    expect(reply.cut?.reply.code).toBe(421);
+    const mark = Date.now();
+    await until(() => hb.beats.some((b) => b.receivedAt > mark + 250), 5_000);
+    expect(hb.beats.at(-1)!.provider_health['harvest.test'] ?? { throttled: 0, blocked: 0 }).toEqual({ throttled: 0, blocked: 0 });
+  });
+
   it('exposes bounded metrics (provider label, never an address)', async () => {
     const text = await registry.metrics();
     expect(text).toMatch(/probe_sessions_total\{provider="self_hosted",outcome="completed"\} \d+/);

@@ -159,9 +159,11 @@ export class ProbeNode {
     this.metrics.sessionDuration.observe({ outcome: reply.outcome }, reply.duration_ms / 1000);
     this.metrics.connections.inc({ provider }, reply.connections ?? 0);
     for (const { stage, reply: r } of run.observed) {
-      const cls = classifyReply(r).class;
+      const { class: cls, rule } = classifyReply(r);
       this.metrics.replies.inc({ provider, class: cls, stage });
-      if (cls === 'throttled') this.health.record(row.id, 'throttled');
+      // A harvest defence's "too many errors" (reply row too-many-errors) is about the errors this
+      // connection drew, not about our IP's pace: it must not steer the provider's work elsewhere.
+      if (cls === 'throttled' && rule !== 'too-many-errors') this.health.record(row.id, 'throttled');
       else if (cls === 'policy_blocked') this.health.record(row.id, 'blocked');
     }
   }
