@@ -87,6 +87,8 @@ describe('ETAs', () => {
     expect(untilRetry).toBeGreaterThan(10);
     expect(job.eta_seconds).toBeGreaterThanOrEqual(Math.floor(untilRetry));
     expect(job.eta_seconds).toBeLessThanOrEqual(untilRetry + 15);
+    // Parked, it is still counted as a single check, not as list work.
+    await until(async () => ((await call(h.url, '/v1/status', { key: a.live })).body.queue.single as number) >= 1, 10_000, 'the parked single in the single queue');
   });
 });
 

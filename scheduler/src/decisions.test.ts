@@ -212,11 +212,11 @@ describe('load level', () => {
     ['singles queue for a minute', { queueSingle: 6_000, queueList: 0, throughputPerS: 100, capacityTotal: 400, capacityInUse: 100 }, 'saturated'],
     ['no probe node with work waiting', { queueSingle: 1, queueList: 0, throughputPerS: 0, capacityTotal: 0, capacityInUse: 0 }, 'saturated'],
   ])('%s → %s', (_what, input, level) => {
-    const f = computeLoad(input, t, new Date(0));
+    const f = computeLoad({ parkedSingle: 0, parkedList: 0, ...input }, t, new Date(0));
     expect(f.load).toBe(level);
   });
   it('expected seconds follow throughput', () => {
-    const f = computeLoad({ queueSingle: 100, queueList: 9_000, throughputPerS: 50, capacityTotal: 400, capacityInUse: 10 }, t, new Date(0));
+    const f = computeLoad({ queueSingle: 100, queueList: 9_000, parkedSingle: 0, parkedList: 0, throughputPerS: 50, capacityTotal: 400, capacityInUse: 10 }, t, new Date(0));
     expect(f.seconds_per_single).toBe(5);
     expect(f.seconds_per_1000).toBe(202);
   });

@@ -69,15 +69,18 @@ export class LoadPublisher {
 
   async compute(): Promise<LoadFigures> {
     const c = this.d.config;
-    const [single, list, parked, throughputPerS] = await Promise.all([
+    const items = this.d.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name);
+    const [single, list, parked, parkedSingle, throughputPerS] = await Promise.all([
       this.pending(c.SINGLE_CONSUMER),
       this.pending(c.LIST_CONSUMER),
-      this.d.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).countDocuments({ state: 'waiting_retry' }),
+      items.countDocuments({ state: 'waiting_retry' }),
+      // Both counts ride the partial retry_due index (parked items only).
+      items.countDocuments({ state: 'waiting_retry', priority: 'single' }),
       this.throughput(),
     ]);
     const cap = this.d.fleet().capacity();
     const figures = computeLoad(
-      { queueSingle: single, queueList: list + parked, throughputPerS, capacityTotal: cap.total, capacityInUse: cap.inUse },
+      { queueSingle: single, queueList: list, parkedSingle, parkedList: parked - parkedSingle, throughputPerS, capacityTotal: cap.total, capacityInUse: cap.inUse },
       { busySeconds: c.LOAD_BUSY_SECONDS, saturatedSeconds: c.LOAD_SATURATED_SECONDS, busyCapacity: c.LOAD_BUSY_CAPACITY, saturatedCapacity: c.LOAD_SATURATED_CAPACITY, idleSecondsPerSingle: c.IDLE_SECONDS_PER_SINGLE },
       new Date(),
     );

@@ -9,13 +9,25 @@ describe('no probe capacity', () => {
     ['empty queue', 0],
     ['work waiting', 500],
   ])('%s: saturated with a reason and no estimate', (_what, queued) => {
-    const f = computeLoad({ queueSingle: queued, queueList: queued, throughputPerS: 40, capacityTotal: 0, capacityInUse: 0 }, t, new Date(0));
+    const f = computeLoad({ queueSingle: queued, queueList: queued, parkedSingle: 0, parkedList: 0, throughputPerS: 40, capacityTotal: 0, capacityInUse: 0 }, t, new Date(0));
     expect(f).toMatchObject({ load: 'saturated', reason: 'no_probe_capacity', seconds_per_single: null, seconds_per_1000: null });
   });
 
   it('capacity back: figures and no reason', () => {
-    const f = computeLoad({ queueSingle: 0, queueList: 0, throughputPerS: 0, capacityTotal: 10, capacityInUse: 0 }, t, new Date(0));
+    const f = computeLoad({ queueSingle: 0, queueList: 0, parkedSingle: 0, parkedList: 0, throughputPerS: 0, capacityTotal: 10, capacityInUse: 0 }, t, new Date(0));
     expect(f).toMatchObject({ load: 'normal', reason: null, seconds_per_single: 3 });
+  });
+});
+
+describe('parked items', () => {
+  it('a parked single check is counted as a single check, but is not ahead of a new one', () => {
+    const base = { queueSingle: 10, queueList: 0, parkedSingle: 0, parkedList: 0, throughputPerS: 10, capacityTotal: 10, capacityInUse: 1 };
+    const plain = computeLoad(base, t, new Date(0));
+    const parked = computeLoad({ ...base, parkedSingle: 500, parkedList: 2_000 }, t, new Date(0));
+    expect(parked.queue).toEqual({ single: 510, list: 2_000 });
+    expect(parked.seconds_per_single).toBe(plain.seconds_per_single);
+    expect(parked.load).toBe(plain.load);
+    expect(parked.seconds_per_1000!).toBeGreaterThan(plain.seconds_per_1000!);
   });
 });
 

@@ -3,8 +3,12 @@
 import type { LoadFigures, LoadLevel } from '@dv/contracts';
 
 export interface LoadInput {
+  /** Ready to run: JetStream pending of each priority. */
   queueSingle: number;
   queueList: number;
+  /** Parked for a later attempt (greylisting, pauses), by the queue they came from. */
+  parkedSingle: number;
+  parkedList: number;
   /** Items finished per second, all replicas (moving average). */
   throughputPerS: number;
   capacityTotal: number;
@@ -28,7 +32,9 @@ export interface LoadThresholds {
  * Single checks are served before list items, so only single checks queue ahead of a new one.
  */
 export function computeLoad(input: LoadInput, t: LoadThresholds, at: Date): LoadFigures {
-  const queued = input.queueSingle + input.queueList;
+  // A parked item waits for its time, not for capacity: it is not ahead of a new single check,
+  // but it is work of its own queue (a greylisted single check is still a single check).
+  const queued = input.queueSingle + input.queueList + input.parkedSingle + input.parkedList;
   // Before any throughput is measured, assume one item per second per free session: conservative
   // enough that an empty system reads normal and a deep queue on a cold start reads busy.
   const rate = input.throughputPerS > 0.01 ? input.throughputPerS : Math.max(1, input.capacityTotal - input.capacityInUse);
@@ -42,7 +48,7 @@ export function computeLoad(input: LoadInput, t: LoadThresholds, at: Date): Load
   else if (secondsPerSingle >= t.busySeconds || utilisation >= t.busyCapacity) load = 'busy';
   return {
     load,
-    queue: { single: Math.max(0, Math.round(input.queueSingle)), list: Math.max(0, Math.round(input.queueList)) },
+    queue: { single: Math.max(0, Math.round(input.queueSingle + input.parkedSingle)), list: Math.max(0, Math.round(input.queueList + input.parkedList)) },
     throughput_per_s: round(Math.max(0, input.throughputPerS)),
     probe_capacity: { total: input.capacityTotal, in_use: Math.min(input.capacityInUse, input.capacityTotal) },
     seconds_per_single: stalled ? null : round(secondsPerSingle),

@@ -38,6 +38,7 @@ export async function parkItems(db: Db, parks: readonly Park[]): Promise<void> {
               first_attempt_at: info.firstAttemptAt,
               source_ip: info.sourceIp,
               probe_node: info.probeNode,
+              priority: h.priority,
               updated_at: now,
             },
           },

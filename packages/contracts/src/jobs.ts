@@ -109,6 +109,8 @@ export interface JobItemDoc {
   first_attempt_at?: Date | null;
   /** Added (scheduler): the probe node of the last attempt (greylist retries prefer its source IP). */
   probe_node?: string | null;
+  /** Added (scheduler, when parked): the item's queue, so load figures count a parked single check as a single check. */
+  priority?: 'single' | 'list';
   created_at: Date;
   updated_at: Date;
   expires_at: Date;
