@@ -98,12 +98,66 @@ export const COLLECTIONS = {
       expiresAt,
     ],
   },
+  // Portfolio scanner (types in portfolio-docs.ts; docs/data-model.md "Portfolio"). One corpus
+  // document per domain name, whoever watches it (the scan is stored once); per-account documents
+  // hold the account's own fields and a copy of the few scan fields the list, its filters and the
+  // dashboard read, so none of those queries joins the corpus.
+  portfolioCorpus: {
+    name: 'portfolio_corpus',
+    // _id is the domain name. Queries on the global domain view carry `watchers: {$gt: 0}` (the
+    // active corpus) so the partial indexes below apply; the plain list pages on _id.
+    indexes: [
+      // The rescan planner: monitored domains whose next_scan_at has passed (null = not monitored).
+      { key: { next_scan_at: 1 }, name: 'next_scan_due', partialFilterExpression: { next_scan_at: { $type: 'date' } } },
+      // Global view: `email_gateway` filter and gateway distribution, paged on _id.
+      { key: { 'result.email_gateway': 1, _id: 1 }, name: 'watched_gateway', partialFilterExpression: { watchers: { $gt: 0 } } },
+      // Global view: `dmarc_status` filter and DMARC distribution, paged on _id.
+      { key: { 'result.dmarc_policy_p': 1, _id: 1 }, name: 'watched_dmarc', partialFilterExpression: { watchers: { $gt: 0 } } },
+    ],
+  },
   portfolioDomains: {
     name: 'portfolio_domains',
-    indexes: [{ key: { account_id: 1, domain: 1 }, name: 'account_domain', unique: true }],
+    // _id is `<account_id>:<domain>`. Lists page on `id` (the spec's list has no sort parameter);
+    // removed domains are few and are filtered out as a residual of these indexes.
+    indexes: [
+      // Adding a name (is it there already?), `search` on the name, listing by name.
+      { key: { account_id: 1, domain: 1 }, name: 'account_domain', unique: true },
+      // GET /domains/{id}/ (and its scan-results, changes, whois), the default list paged by id.
+      { key: { account_id: 1, id: 1 }, name: 'account_id', unique: true },
+      // `email_gateway` filter (list, export `gateway`) and the dashboard's gateway distribution.
+      { key: { account_id: 1, email_gateway: 1, id: 1 }, name: 'account_gateway' },
+      // `dmarc_status` filter (list, export `dmarc_policy`) and the dashboard's DMARC distribution.
+      { key: { account_id: 1, dmarc_policy_p: 1, id: 1 }, name: 'account_dmarc' },
+      // `folder_id` filter (list, export folder_id).
+      { key: { account_id: 1, folder_id: 1, id: 1 }, name: 'account_folder' },
+      // Export `status` filter, the dashboard's total_domains (active count).
+      { key: { account_id: 1, status: 1, id: 1 }, name: 'account_status' },
+      // Dashboard needs_attention_count: only the domains that need attention are in the index.
+      { key: { account_id: 1, needs_attention: 1 }, name: 'account_attention', partialFilterExpression: { needs_attention: true } },
+      // Dashboard scan_freshness: counts of scanned_at within 24 h / 7 days.
+      { key: { account_id: 1, scanned_at: -1 }, name: 'account_scanned' },
+      // Dashboard recent_changes: the account's domains with the latest changes, then their change records.
+      { key: { account_id: 1, last_change_at: -1 }, name: 'account_changed', partialFilterExpression: { last_change_at: { $type: 'date' } } },
+      // A stored scan updates the summary fields of every account watching the domain.
+      { key: { domain: 1 }, name: 'domain' },
+    ],
   },
-  portfolioScans: { name: 'portfolio_scans', indexes: [{ key: { domain: 1, scanned_at: -1 }, name: 'domain_scanned' }] },
-  portfolioChanges: { name: 'portfolio_changes', indexes: [{ key: { domain: 1, detected_at: -1 }, name: 'domain_detected' }] },
+  portfolioChanges: {
+    name: 'portfolio_changes',
+    // _id is `<domain>:<slot>:<field>`: a retried store cannot write a change twice. Kept
+    // CHANGE_RETENTION_DAYS (400) after detection, then removed by the TTL.
+    indexes: [
+      // GET /domains/{id}/changes/ and the detail's change_history: newest first, paged.
+      { key: { domain_name: 1, id: -1 }, name: 'domain_changes' },
+      { key: { id: 1 }, name: 'id', unique: true },
+      expiresAt,
+    ],
+  },
+  portfolioWhois: {
+    name: 'portfolio_whois',
+    // _id is the domain name. The registration-data refresher: lookups due (next_fetch_at passed).
+    indexes: [{ key: { next_fetch_at: 1 }, name: 'next_fetch_due' }],
+  },
 } as const satisfies Record<string, CollectionDef>;
 
 export type CollectionKey = keyof typeof COLLECTIONS;

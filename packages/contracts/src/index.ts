@@ -6,3 +6,4 @@ export * from './collections.ts';
 export * from './messages.ts';
 export * from './jobs.ts';
 export * from './portfolio.ts';
+export * from './portfolio-docs.ts';

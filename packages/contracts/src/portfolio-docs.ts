@@ -1,0 +1,155 @@
+import type { ScanField, ScanResult } from './portfolio.ts';
+
+// The portfolio scanner's stored documents, shared by the scan workers (write scans, changes,
+// registration data) and the portfolio API (reads them, writes account domains). Collection names
+// and indexes are in collections.ts; docs/data-model.md ("Portfolio") tells the whole story.
+
+/** Change records are kept this long (users expect a year of history; TTL on `expires_at`). */
+export const CHANGE_RETENTION_DAYS = 400;
+
+/**
+ * `portfolio_corpus`: one document per domain name, whoever watches it. A domain watched by many
+ * accounts is scanned once per slot and stored here once.
+ */
+export interface CorpusDomainDoc {
+  /** The domain name: lower case, A-label (IDNA) form, no trailing dot. */
+  _id: string;
+  /** Public suffix (may be multi-label, e.g. `co.uk`). */
+  tld: string;
+  /** The latest scan; null until the first scan is stored. */
+  result: ScanResult | null;
+  scan_count: number;
+  first_seen: Date;
+  last_scanned: Date | null;
+  /** Scan slot (`slotOf`) of the stored result: a second store for this slot or an older one changes nothing. */
+  last_slot: number | null;
+  /**
+   * Fields no scan has confirmed yet (their null in `result` is not an observation): the first
+   * confirmed answer for one of them is a first observation, never a Change record.
+   */
+  unknown_fields: ScanField[];
+  /** detected_at of the domain's latest change record (copied to accounts that add the domain later). */
+  last_change_at: Date | null;
+  /** Due time of the next scan; null while no account watches the domain (not monitored). */
+  next_scan_at: Date | null;
+  /** Accounts whose account-domain document is `active` for this name; 0 = not monitored. */
+  watchers: number;
+}
+
+export type AccountDomainStatus = 'active' | 'inactive' | 'removed';
+
+/**
+ * The scan fields an account-domain document carries for the list, its filters and the dashboard,
+ * copied from the corpus when a scan changes them (accountDomainSummary).
+ */
+export interface AccountDomainSummary {
+  email_gateway: string | null;
+  dmarc_policy_p: ScanResult['dmarc_policy_p'];
+  spf: string | null;
+  spf_limit: string | null;
+  spf_total_lookups: number | null;
+  scanned_at: Date | null;
+  /** DMARC missing or `p=none`, SPF missing or over the RFC 7208 limit of 10 lookups (dashboard `needs_attention_count`). */
+  needs_attention: boolean;
+  /** `detected_at` of the domain's latest change record (dashboard `recent_changes` starts here). */
+  last_change_at: Date | null;
+}
+
+/** `portfolio_domains`: one document per (account, domain). */
+export interface AccountDomainDoc extends AccountDomainSummary {
+  /** `<account_id>:<domain>` (accountDomainId), so adding the same name twice is one document. */
+  _id: string;
+  /** The domain's id in the account (counter `portfolio_domains:<account_id>`), used in API paths. */
+  id: number;
+  account_id: string;
+  domain: string;
+  tld: string;
+  added_at: Date;
+  status: AccountDomainStatus;
+  /** Set while `status` is `removed`. */
+  removed_at: Date | null;
+  folder_id: number | null;
+  is_favorite: boolean;
+  tags: string[];
+  notes: string | null;
+  custom_label: string | null;
+}
+
+/**
+ * `portfolio_changes`: one per changed tracked field per scan. A change is a fact about a domain,
+ * not an account, so it is stored once whoever watches the domain; `id` is global (counter
+ * `portfolio_changes`), increasing in the order changes are stored.
+ */
+export interface ChangeDoc {
+  /** `<domain>:<slot>:<field>` (changeId): a retried store cannot write the same change twice. */
+  _id: string;
+  id: number;
+  domain_name: string;
+  field_name: ScanField;
+  old_value: string | null;
+  new_value: string | null;
+  detected_at: Date;
+  /** Scan slot the change was detected in. */
+  slot: number;
+  /** detected_at + CHANGE_RETENTION_DAYS (TTL). */
+  expires_at: Date;
+}
+
+/** `portfolio_whois`: the spec's WHOIS record, one per domain, refreshed on its own schedule. */
+export interface WhoisDoc {
+  /** The domain name. */
+  _id: string;
+  domain_name: string;
+  registrar: string | null;
+  name_servers: string | null;
+  registrant_name: string | null;
+  registrant_org: string | null;
+  registrant_country: string | null;
+  registrant_state: string | null;
+  contact_email: string | null;
+  registrar_abuse_email: string | null;
+  registrar_abuse_phone: string | null;
+  dnssec_status: string | null;
+  whois_status: string | null;
+  whois_server: string | null;
+  registration_date: Date | null;
+  expiry_date: Date | null;
+  updated_date: Date | null;
+  privacy_enabled: boolean;
+  /** EPP status codes. */
+  domain_statuses: string[];
+  ip_geolocation: Record<string, unknown>;
+  fetched_at: Date;
+  /** Due time of the next registration lookup (sooner when expiry is near). */
+  next_fetch_at: Date;
+}
+
+export const accountDomainId = (accountId: string, domain: string) => `${accountId}:${domain}`;
+export const changeId = (domain: string, slot: number, field: string) => `${domain}:${slot}:${field}`;
+/** `counters` ids: the last account-domain id given out in an account, the last change id. */
+export const PORTFOLIO_COUNTERS = {
+  accountDomains: (accountId: string) => `portfolio_domains:${accountId}`,
+  changes: 'portfolio_changes',
+} as const;
+
+/** RFC 7208 section 4.6.4: more DNS-querying mechanisms than this make SPF a permerror. */
+export const SPF_LOOKUP_LIMIT = 10;
+
+/** The summary fields an account domain carries for a stored result (null result: never scanned). */
+export function accountDomainSummary(result: ScanResult | null, lastChangeAt: Date | null): AccountDomainSummary {
+  if (result === null) {
+    return { email_gateway: null, dmarc_policy_p: null, spf: null, spf_limit: null, spf_total_lookups: null, scanned_at: null, needs_attention: false, last_change_at: lastChangeAt };
+  }
+  const dmarcWeak = result.dmarc_policy_p === null || result.dmarc_policy_p === 'none';
+  const spfWeak = result.spf === null || (result.spf_total_lookups !== null && result.spf_total_lookups > SPF_LOOKUP_LIMIT);
+  return {
+    email_gateway: result.email_gateway,
+    dmarc_policy_p: result.dmarc_policy_p,
+    spf: result.spf,
+    spf_limit: result.spf_limit,
+    spf_total_lookups: result.spf_total_lookups,
+    scanned_at: result.scanned_at,
+    needs_attention: dmarcWeak || spfWeak,
+    last_change_at: lastChangeAt,
+  };
+}

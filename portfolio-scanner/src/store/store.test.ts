@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from 'mongodb';
+import { ALL_COLLECTIONS, CHANGE_RETENTION_DAYS, COLLECTIONS, type AccountDomainDoc, type ChangeDoc, type CorpusDomainDoc } from '@dv/contracts';
+import { ensureCollections, type MongoDependency } from '../../../packages/runtime/src/mongo.ts';
+import { isolatedMongo } from '../../../test/helpers.ts';
+import { addDomains } from './domains.ts';
+import { outcome } from './fixtures.ts';
+import { nextDueAt, slotOf } from './schedule.ts';
+import { storeScan } from './store.ts';
+
+const INTERVAL_S = 86_400;
+const DAY_MS = INTERVAL_S * 1000;
+const T0 = new Date('2026-05-01T08:00:00Z');
+let mongo: MongoDependency;
+let db: Db;
+
+beforeAll(async () => {
+  mongo = await isolatedMongo('pstore');
+  db = mongo.db;
+  await ensureCollections(db, ALL_COLLECTIONS);
+});
+
+afterAll(async () => {
+  await mongo.db.dropDatabase();
+  await mongo.close();
+});
+
+const corpus = () => db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+const changesOf = (domain: string) => db.collection<ChangeDoc>(COLLECTIONS.portfolioChanges.name).find({ domain_name: domain }).sort({ id: 1 }).toArray();
+const accountDoc = (account: string, domain: string) => db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name).findOne({ account_id: account, domain });
+
+/** A watched domain with its first scan stored; returns the slot of scan `n` (0 = the first). */
+async function watchedAndScanned(account: string, domain: string): Promise<(n: number) => number> {
+  await addDomains(db, account, [domain], { intervalS: INTERVAL_S, now: T0 });
+  const slot = (n: number) => slotOf(domain, new Date(T0.getTime() + n * DAY_MS), INTERVAL_S);
+  expect((await storeScan(db, domain, slot(0), outcome(T0), { intervalS: INTERVAL_S, now: T0 })).stored).toBe(true);
+  return slot;
+}
+
+const at = (n: number) => new Date(T0.getTime() + n * DAY_MS + 60_000);
+
+describe('storeScan', () => {
+  it('stores a first scan without change records, and schedules the next one at the domain phase', async () => {
+    const d = 'first.example.test';
+    await watchedAndScanned('acc_1', d);
+    const doc = await corpus().findOne({ _id: d });
+    expect(doc).toMatchObject({ scan_count: 1, watchers: 1, last_slot: slotOf(d, T0, INTERVAL_S), last_scanned: T0, tld: 'test' });
+    expect(doc?.result?.mx).toBe('10 mx1.example.test');
+    expect(doc?.next_scan_at).toEqual(nextDueAt(d, INTERVAL_S, T0));
+    expect(await changesOf(d)).toEqual([]);
+  });
+
+  it('an unchanged rescan writes no change record', async () => {
+    const d = 'same.example.test';
+    const slot = await watchedAndScanned('acc_1', d);
+    const r = await storeScan(db, d, slot(1), outcome(at(1)), { intervalS: INTERVAL_S, now: at(1) });
+    expect(r).toEqual({ stored: true, changes: [] });
+    expect(await changesOf(d)).toEqual([]);
+    expect((await corpus().findOne({ _id: d }))?.scan_count).toBe(2);
+  });
+
+  it('a changed MX writes exactly one record with old and new values, and updates previous_mx and mx_changed_date', async () => {
+    const d = 'moved.example.test';
+    const slot = await watchedAndScanned('acc_1', d);
+    const r = await storeScan(db, d, slot(1), outcome(at(1), { mx: '10 mx2.example.test' }), { intervalS: INTERVAL_S, now: at(1) });
+    expect(r.changes).toHaveLength(1);
+    const stored = await changesOf(d);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ domain_name: d, field_name: 'mx', old_value: '10 mx1.example.test', new_value: '10 mx2.example.test', detected_at: at(1), slot: slot(1) });
+    expect(Number.isInteger(stored[0]?.id)).toBe(true);
+    expect(stored[0]?.expires_at).toEqual(new Date(at(1).getTime() + CHANGE_RETENTION_DAYS * DAY_MS));
+    const doc = await corpus().findOne({ _id: d });
+    expect(doc?.result).toMatchObject({ mx: '10 mx2.example.test', previous_mx: '10 mx1.example.test', mx_changed_date: at(1) });
+    expect(doc?.last_change_at).toEqual(at(1));
+    expect(await accountDoc('acc_1', d)).toMatchObject({ last_change_at: at(1), scanned_at: at(1) });
+  });
+
+  it('an unconfirmed field (SERVFAIL, timeout) writes no record and keeps its stored value', async () => {
+    const d = 'flappy.example.test';
+    const slot = await watchedAndScanned('acc_1', d);
+    const r = await storeScan(db, d, slot(1), outcome(at(1), { mx: null, email_gateway: null, ns: null }, ['mx', 'ns']), { intervalS: INTERVAL_S, now: at(1) });
+    expect(r).toEqual({ stored: true, changes: [] });
+    expect(await changesOf(d)).toEqual([]);
+    const doc = await corpus().findOne({ _id: d });
+    expect(doc?.result).toMatchObject({ mx: '10 mx1.example.test', email_gateway: 'Google Workspace', ns: 'ns1.dns.test,ns2.dns.test', scanned_at: at(1) });
+    expect(await accountDoc('acc_1', d)).toMatchObject({ email_gateway: 'Google Workspace' });
+  });
+
+  it('storing the same slot twice writes once; an older slot after a newer one writes nothing', async () => {
+    const d = 'twice.example.test';
+    const slot = await watchedAndScanned('acc_1', d);
+    const changed = outcome(at(1), { mx: '10 mx2.example.test' });
+    expect((await storeScan(db, d, slot(1), changed, { intervalS: INTERVAL_S, now: at(1) })).stored).toBe(true);
+    expect(await storeScan(db, d, slot(1), changed, { intervalS: INTERVAL_S, now: at(1) })).toEqual({ stored: false, changes: [] });
+    expect(await storeScan(db, d, slot(0), outcome(T0, { mx: '10 old.example.test' }), { intervalS: INTERVAL_S, now: at(1) })).toEqual({ stored: false, changes: [] });
+    expect(await changesOf(d)).toHaveLength(1);
+    const doc = await corpus().findOne({ _id: d });
+    expect(doc).toMatchObject({ scan_count: 2, last_slot: slot(1) });
+    expect(doc?.result?.mx).toBe('10 mx2.example.test');
+  });
+
+  it('concurrent stores of one slot (a redelivery racing the first delivery) write once', async () => {
+    const d = 'race.example.test';
+    const slot = await watchedAndScanned('acc_1', d);
+    const changed = outcome(at(1), { mx: '10 mx2.example.test', email_gateway: 'Mimecast' });
+    const results = await Promise.all(Array.from({ length: 4 }, () => storeScan(db, d, slot(1), changed, { intervalS: INTERVAL_S, now: at(1) })));
+    expect(results.filter((r) => r.stored)).toHaveLength(1);
+    const stored = await changesOf(d);
+    expect(stored.map((c) => c.field_name).sort()).toEqual(['email_gateway', 'mx']);
+    expect((await corpus().findOne({ _id: d }))?.scan_count).toBe(2);
+  });
+
+  it('change ids are distinct integers across domains stored at once', async () => {
+    const names = ['ids-a.example.test', 'ids-b.example.test', 'ids-c.example.test'];
+    const slots = await Promise.all(names.map((n) => watchedAndScanned('acc_2', n)));
+    await Promise.all(names.map((n, i) => storeScan(db, n, slots[i]!(1), outcome(at(1), { ns: 'ns9.dns.test', spf: null }), { intervalS: INTERVAL_S, now: at(1) })));
+    const ids = (await Promise.all(names.map(changesOf))).flat().map((c) => c.id);
+    expect(ids).toHaveLength(6);
+    expect(new Set(ids).size).toBe(6);
+  });
+
+  it('a domain watched by two accounts has one corpus document, and both accounts get the summary fields', async () => {
+    const d = 'shared.example.test';
+    await addDomains(db, 'acc_a', [d], { intervalS: INTERVAL_S, now: T0 });
+    await addDomains(db, 'acc_b', [d.toUpperCase()], { intervalS: INTERVAL_S, now: T0 });
+    expect(await corpus().countDocuments({ _id: d })).toBe(1);
+    expect((await corpus().findOne({ _id: d }))?.watchers).toBe(2);
+    const slot = slotOf(d, T0, INTERVAL_S);
+    await storeScan(db, d, slot, outcome(T0, { dmarc: null, dmarc_policy_p: null, spf_total_lookups: 12 }), { intervalS: INTERVAL_S, now: T0 });
+    for (const account of ['acc_a', 'acc_b']) {
+      expect(await accountDoc(account, d)).toMatchObject({
+        email_gateway: 'Google Workspace',
+        dmarc_policy_p: null,
+        spf: 'v=spf1 include:_spf.google.com ~all',
+        spf_total_lookups: 12,
+        scanned_at: T0,
+        needs_attention: true,
+      });
+    }
+  });
+
+  it('a scan of a domain nobody watches is stored but not scheduled', async () => {
+    const d = 'orphan.example.test';
+    const r = await storeScan(db, d, slotOf(d, T0, INTERVAL_S), outcome(T0), { intervalS: INTERVAL_S, now: T0 });
+    expect(r.stored).toBe(true);
+    expect(await corpus().findOne({ _id: d })).toMatchObject({ watchers: 0, next_scan_at: null, scan_count: 1, first_seen: T0 });
+  });
+});
