@@ -24,7 +24,7 @@ export { checkDmarc, type DmarcCheck, type DmarcExternalReport, type DmarcStatus
 export { parseDmarcRecord, isDmarcRecordText, parseReportUri, type DmarcParseResult, type DmarcPolicy, type DmarcProblem, type DmarcRecord, type DmarcReportUri } from './dmarc/parse.ts';
 export { discoverDkim, type DkimDiscovery, type DkimDiscoverOptions, type DkimSelectorFound } from './dkim/discover.ts';
 export { parseDkimRecord, keyBits, type DkimKey } from './dkim/record.ts';
-export { dkimProvider, DKIM_CNAME_PROVIDERS, DKIM_SELECTOR_PROVIDERS, type DkimProviderMatch } from './dkim/providers.ts';
+export { dkimProvider, DKIM_CNAME_PROVIDERS, DKIM_SELECTOR_PROVIDERS, type DkimProviderMatch, type DkimProviderRow } from './dkim/providers.ts';
 export { DKIM_SELECTORS } from './dkim/selectors.ts';
 export { checkBlacklists, queryDnsbl, interpretDnsblAnswer, blacklistSubjects, type BlacklistCheck, type BlacklistOptions, type BlacklistSubjects, type DnsblAnswerMeaning, type DnsblResult, type DnsblOutcome } from './dnsbl/check.ts';
 export { DNSBL_ZONES, SPAMHAUS_ZEN_CODES, type DnsblZone, type DnsblCode } from './dnsbl/zones.ts';
@@ -40,6 +40,9 @@ export { emailGateway, mxWithProviders, type EmailGateway, type MxWithProvider }
 // mail to this domain cannot be delivered") the portfolio scanner counts towards needs_attention.
 export { mxHostAddresses, mxFindings, MX_FINDINGS, type MxHostAddresses, type MxHostStatus, type MxFinding, type MxFindingCode } from './dns/mx-hosts.ts';
 export { detectTechnology, type DetectedTechnology } from './dns/detect.ts';
-export { TECHNOLOGY_TABLE } from './dns/technology-table.ts';
+export { TECHNOLOGY_TABLE, type TechnologyRow, type TechnologySource } from './dns/technology-table.ts';
+// SPF include -> sending service (the portfolio scanner's spf_email_senders; TECHNOLOGY_TABLE's SPF rows).
+export { SPF_SENDERS, spfSenderFor, type SpfSenderRow } from './dns/spf-senders.ts';
+export { SRV_SERVICES } from './dns/srv-services.ts';
 export { dnssecStatus, type DnssecStatus, type DnssecFacts } from './dns/dnssec.ts';
 export { reverseName } from './dns/reverse.ts';

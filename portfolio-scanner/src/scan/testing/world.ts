@@ -1,0 +1,25 @@
+// The simulated DNS world of the scan tests: default.json and mailsec.json (through mailsec's own
+// merge) plus infra/worlds/portfolio.json, the scanner's scripted domains.
+import { fileURLToPath } from 'node:url';
+import { loadWorld, startWorld, type WorldHandle, type WorldInput } from '../../../../infra/src/world/index.ts';
+import { mailsecWorld } from '../../../../packages/mailsec/src/testing/world.ts';
+
+export const PORTFOLIO_WORLD_PATH = fileURLToPath(new URL('../../../../infra/worlds/portfolio.json', import.meta.url));
+
+export function portfolioWorld(): WorldInput {
+  const base = mailsecWorld();
+  const extra = loadWorld(PORTFOLIO_WORLD_PATH);
+  return {
+    ...base,
+    name: 'portfolio-scan-tests',
+    dns: {
+      ...base.dns,
+      records: [...(base.dns?.records ?? []), ...extra.dns.records],
+      behaviours: { ...base.dns?.behaviours, ...extra.dns.behaviours },
+    },
+  };
+}
+
+export function startPortfolioWorld(): Promise<WorldHandle> {
+  return startWorld(portfolioWorld());
+}
