@@ -107,13 +107,16 @@ export const COLLECTIONS = {
     // _id is the domain name. Queries on the global domain view carry `watchers: {$gt: 0}` (the
     // active corpus) so the partial indexes below apply; the plain list pages on _id.
     indexes: [
-      // The rescan planner: monitored domains whose next_scan_at has passed (null = not monitored).
-      { key: { next_scan_at: 1 }, name: 'next_scan_due', partialFilterExpression: { next_scan_at: { $type: 'date' } } },
+      // The rescan planner: monitored domains whose next_scan_at has passed (null = not monitored;
+      // a `$lte: <date>` range skips nulls. Not partial on $type: MongoDB would not use it for that range).
+      { key: { next_scan_at: 1 }, name: 'next_scan' },
       // Global view: `email_gateway` filter and gateway distribution, paged on _id.
       { key: { 'result.email_gateway': 1, _id: 1 }, name: 'watched_gateway', partialFilterExpression: { watchers: { $gt: 0 } } },
       // Global view: `dmarc_status` filter and DMARC distribution, paged on _id.
       { key: { 'result.dmarc_policy_p': 1, _id: 1 }, name: 'watched_dmarc', partialFilterExpression: { watchers: { $gt: 0 } } },
     ],
+    // Partial on `$type: 'date'` in its first version, which the planner's `$lte` range did not use.
+    dropped: ['next_scan_due'],
   },
   portfolioDomains: {
     name: 'portfolio_domains',
@@ -137,10 +140,12 @@ export const COLLECTIONS = {
       // Dashboard scan_freshness: counts of scanned_at within 24 h / 7 days.
       { key: { account_id: 1, scanned_at: -1 }, name: 'account_scanned' },
       // Dashboard recent_changes: the account's domains with the latest changes, then their change records.
-      { key: { account_id: 1, last_change_at: -1 }, name: 'account_changed', partialFilterExpression: { last_change_at: { $type: 'date' } } },
+      { key: { account_id: 1, last_change_at: -1 }, name: 'account_last_change' },
       // A stored scan updates the summary fields of every account watching the domain.
       { key: { domain: 1 }, name: 'domain' },
     ],
+    // Partial on `$type: 'date'` in their first version, which range queries on a date did not use.
+    dropped: ['account_changed'],
   },
   portfolioChanges: {
     name: 'portfolio_changes',

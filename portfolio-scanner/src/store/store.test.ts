@@ -146,3 +146,23 @@ describe('storeScan', () => {
     expect(await corpus().findOne({ _id: d })).toMatchObject({ watchers: 0, next_scan_at: null, scan_count: 1, first_seen: T0 });
   });
 });
+
+describe('indexes', () => {
+  // The indexes MongoDB considers for a query (winning and rejected plans): a definition it cannot
+  // use (a partial filter the query does not imply) is missing, whatever the data.
+  const candidates = async (cursor: { explain: () => Promise<{ queryPlanner: unknown }> }) => {
+    const names = new Set<string>();
+    JSON.stringify((await cursor.explain()).queryPlanner, (k, v: unknown) => (k === 'indexName' && typeof v === 'string' && names.add(v), v));
+    return [...names];
+  };
+
+  it('serve the planner, the dashboard, the global view and a domain change history', async () => {
+    expect(await candidates(corpus().find({ next_scan_at: { $lte: new Date() } }).sort({ next_scan_at: 1 }).limit(100))).toEqual(['next_scan']);
+    expect(await candidates(corpus().find({ watchers: { $gt: 0 }, 'result.email_gateway': 'Mimecast' }).sort({ _id: 1 }))).toContain('watched_gateway');
+    const accounts = db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name);
+    expect(await candidates(accounts.find({ account_id: 'acc_1', last_change_at: { $gte: T0 } }).sort({ last_change_at: -1 }))).toContain('account_last_change');
+    expect(await candidates(accounts.find({ account_id: 'acc_1', needs_attention: true }))).toContain('account_attention');
+    const changes = db.collection<ChangeDoc>(COLLECTIONS.portfolioChanges.name);
+    expect(await candidates(changes.find({ domain_name: 'moved.example.test' }).sort({ id: -1 }).limit(20))).toContain('domain_changes');
+  });
+});
