@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import { ALL_COLLECTIONS, CHANGE_RETENTION_DAYS, COLLECTIONS, type AccountDomainDoc, type ChangeDoc, type CorpusDomainDoc } from '@dv/contracts';
 import { ensureCollections, type MongoDependency } from '../../../packages/runtime/src/mongo.ts';
 import { isolatedMongo } from '../../../test/helpers.ts';
@@ -150,7 +150,7 @@ describe('storeScan', () => {
 describe('indexes', () => {
   // The indexes MongoDB considers for a query (winning and rejected plans): a definition it cannot
   // use (a partial filter the query does not imply) is missing, whatever the data.
-  const candidates = async (cursor: { explain: () => Promise<{ queryPlanner: unknown }> }) => {
+  const candidates = async (cursor: { explain: () => Promise<Document> }) => {
     const names = new Set<string>();
     JSON.stringify((await cursor.explain()).queryPlanner, (k, v: unknown) => (k === 'indexName' && typeof v === 'string' && names.add(v), v));
     return [...names];
