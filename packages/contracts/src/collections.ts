@@ -98,7 +98,7 @@ export const COLLECTIONS = {
       expiresAt,
     ],
   },
-  // Portfolio scanner (types in portfolio-docs.ts; docs/data-model.md "Portfolio"). One corpus
+  // Portfolio scanner (types in portfolio-docs.ts; docs/portfolio-scanner.md "Data model"). One corpus
   // document per domain name, whoever watches it (the scan is stored once); per-account documents
   // hold the account's own fields and a copy of the few scan fields the list, its filters and the
   // dashboard read, so none of those queries joins the corpus.

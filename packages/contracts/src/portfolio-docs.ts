@@ -2,7 +2,7 @@ import type { ScanField, ScanResult } from './portfolio.ts';
 
 // The portfolio scanner's stored documents, shared by the scan workers (write scans, changes,
 // registration data) and the portfolio API (reads them, writes account domains). Collection names
-// and indexes are in collections.ts; docs/data-model.md ("Portfolio") tells the whole story.
+// and indexes are in collections.ts; docs/portfolio-scanner.md ("Data model") tells the whole story.
 
 /** Change records are kept this long (users expect a year of history; TTL on `expires_at`). */
 export const CHANGE_RETENTION_DAYS = 400;
