@@ -133,6 +133,10 @@ export class SmtpSession {
       case 'NOOP':
         return this.reply(REPLIES.ok);
       case 'QUIT':
+        // The session ends by protocol here: a client that waits for this 221 before it dials again
+        // is as polite as an MTA can be, so the concurrency count drops now, not a tick later when
+        // the socket's close event comes (which a client reconnecting at once could overtake).
+        this.ctx.recorder.close(this.log);
         await this.reply(REPLIES.bye);
         this.end();
         return;
