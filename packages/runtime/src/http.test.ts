@@ -10,11 +10,12 @@ let server: Server;
 let base: string;
 let draining = false;
 let depUp = true;
+const registry = createRegistry('test');
 
 beforeAll(async () => {
   const log = createLogger('test', 'silent');
   const app = createHttpApp({
-    registry: createRegistry('test'),
+    registry,
     log,
     dependencies: () => [{ name: 'redis', isReady: async () => depUp, close: async () => undefined }],
     isShuttingDown: () => draining,
@@ -83,6 +84,48 @@ describe('/readyz', () => {
     expect(drainingRes.status).toBe(503);
     expect(await drainingRes.json()).toMatchObject({ draining: true });
     draining = false;
+  });
+});
+
+describe('readiness metrics', () => {
+  async function scrape(): Promise<string> {
+    return (await fetch(`${base}/metrics`)).text();
+  }
+  function value(text: string, series: string): number {
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    expect(line, series).toBeDefined();
+    return Number(line!.split(' ')[1]);
+  }
+
+  it('dependency_up and service_ready follow /readyz at each scrape, and every change of readiness is counted', async () => {
+    const changes = 'service_readiness_changes_total{service="test"}';
+    let text = await scrape();
+    expect(value(text, 'service_ready{service="test"}')).toBe(1);
+    expect(value(text, 'dependency_up{dependency="redis",service="test"}')).toBe(1);
+    const before = value(text, changes);
+
+    depUp = false;
+    try {
+      text = await scrape();
+      expect(value(text, 'service_ready{service="test"}')).toBe(0);
+      expect(value(text, 'dependency_up{dependency="redis",service="test"}')).toBe(0);
+      expect(value(text, changes)).toBe(before + 1);
+    } finally {
+      depUp = true;
+    }
+    // A flap between scrapes, seen only by the kubelet's /readyz calls, is still counted.
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    draining = true;
+    try {
+      expect((await fetch(`${base}/readyz`)).status).toBe(503);
+    } finally {
+      draining = false;
+    }
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    text = await scrape();
+    expect(value(text, 'service_ready{service="test"}')).toBe(1);
+    expect(value(text, 'dependency_up{dependency="redis",service="test"}')).toBe(1);
+    expect(value(text, changes)).toBe(before + 4);
   });
 });
 

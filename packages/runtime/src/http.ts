@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Registry } from 'prom-client';
 import type { Dependency } from './dependency.ts';
 import type { Logger } from './logger.ts';
-import { httpMetrics } from './metrics.ts';
+import { httpMetrics, readinessMetrics, type ReadinessState } from './metrics.ts';
 import { ApiError, sendProblem } from './problem.ts';
 
 export interface HttpAppOptions {
@@ -47,13 +47,19 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     res.json({ status: 'ok' });
   });
 
+  const readiness = async (): Promise<ReadinessState> => {
+    const states = await Promise.all(opts.dependencies().map(async (d) => [d.name, await d.isReady()] as const));
+    return { ready: states.every(([, up]) => up) && !opts.isShuttingDown(), dependencies: states };
+  };
+  const readinessMeter = readinessMetrics(opts.registry, readiness);
+
   app.get('/readyz', async (_req, res) => {
-    const deps = opts.dependencies();
-    const states = await Promise.all(deps.map(async (d) => [d.name, await d.isReady()] as const));
-    const down = states.filter(([, up]) => !up).map(([name]) => name);
+    const state = await readiness();
+    readinessMeter.observe(state);
+    const down = state.dependencies.filter(([, up]) => !up).map(([name]) => name);
     const body = {
-      status: down.length === 0 && !opts.isShuttingDown() ? 'ready' : 'not_ready',
-      dependencies: Object.fromEntries(states.map(([name, up]) => [name, up ? 'up' : 'down'])),
+      status: state.ready ? 'ready' : 'not_ready',
+      dependencies: Object.fromEntries(state.dependencies.map(([name, up]) => [name, up ? 'up' : 'down'])),
       ...(down.length > 0 ? { down } : {}),
       ...(opts.isShuttingDown() ? { draining: true } : {}),
       ...degradedField(opts.degraded?.() ?? []),

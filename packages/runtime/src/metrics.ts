@@ -1,12 +1,47 @@
 import type { NextFunction, Request, Response } from 'express';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 // Metric names of the runtime package in one place. Labels stay bounded: route templates, never
 // raw paths, ids or addresses.
 export const RUNTIME_METRICS = {
   httpDuration: 'http_request_duration_seconds',
   dependencyUp: 'dependency_up',
+  ready: 'service_ready',
+  readinessChanges: 'service_readiness_changes_total',
 } as const;
+
+/** What `/readyz` answers: ready or not, and each dependency's state. */
+export interface ReadinessState {
+  ready: boolean;
+  dependencies: ReadonlyArray<readonly [name: string, up: boolean]>;
+}
+
+/**
+ * `service_ready`, `dependency_up{dependency}` and `service_readiness_changes_total`, so alerts can
+ * see a server that is unreachable from a service and readiness that flaps. The gauges are refreshed
+ * at each scrape (one check shared by all of them); the counter also counts changes seen by
+ * `/readyz` requests between scrapes (the kubelet's view), through the returned `observe`.
+ */
+export function readinessMetrics(registry: Registry, check: () => Promise<ReadinessState>): { observe(state: ReadinessState): void } {
+  let last: boolean | undefined;
+  let inflight: Promise<void> | undefined;
+  const observe = (state: ReadinessState): void => {
+    if (last !== undefined && last !== state.ready) changes.inc();
+    last = state.ready;
+    ready.set(state.ready ? 1 : 0);
+    for (const [name, up] of state.dependencies) dependencyUp.set({ dependency: name }, up ? 1 : 0);
+  };
+  // Every metric's collect runs in the same scrape; they share one check instead of one each.
+  const refresh = (): Promise<void> => (inflight ??= check()
+      .then(observe)
+      .finally(() => {
+        inflight = undefined;
+      }));
+  const ready = new Gauge({ name: RUNTIME_METRICS.ready, help: '1 while /readyz answers 200 (every dependency up, not draining), else 0', registers: [registry], collect: refresh });
+  const dependencyUp = new Gauge({ name: RUNTIME_METRICS.dependencyUp, help: '1 while the server this process depends on answers its readiness check, else 0', labelNames: ['dependency'] as const, registers: [registry], collect: refresh });
+  const changes = new Counter({ name: RUNTIME_METRICS.readinessChanges, help: 'Changes of readiness (ready to not ready or back) seen by /readyz or a scrape', registers: [registry], collect: refresh });
+  return { observe };
+}
 
 export function createRegistry(service: string): Registry {
   const registry = new Registry();
