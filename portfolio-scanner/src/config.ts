@@ -12,5 +12,21 @@ export const portfolioConfigSchema = z.object({
   PORTFOLIO_GEO_ASN_MMDB: geoPaths(),
   PORTFOLIO_GEO_CACHE_DIR: z.string().default(PORTFOLIO_DEFAULTS.geoCacheDir),
   PORTFOLIO_GEO_RELOAD_CHECK_INTERVAL_MS: env.int(PORTFOLIO_DEFAULTS.geoReloadCheckIntervalMs, 100),
+  // Process roles, workers and the rescan planner (docs/portfolio-scanner.md "Configuration").
+  PORTFOLIO_ROLE: z.enum(['api', 'worker', 'both']).default(PORTFOLIO_DEFAULTS.role),
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'must be 1-64 letters, digits, _ : . or -').default(PORTFOLIO_DEFAULTS.redisPrefix),
+  DNS_TIMEOUT_MS: env.int(PORTFOLIO_DEFAULTS.dnsTimeoutMs, 100, 30_000),
+  DNS_RETRIES: env.int(PORTFOLIO_DEFAULTS.dnsRetries, 0, 5),
+  PORTFOLIO_RESCAN_INTERVAL_S: env.int(PORTFOLIO_DEFAULTS.rescanIntervalS, 10, 365 * 86_400),
+  PORTFOLIO_SCAN_CONCURRENCY: env.int(PORTFOLIO_DEFAULTS.scanConcurrency, 1, 1_000),
+  PORTFOLIO_SCAN_PRIORITY_RESERVE: env.int(PORTFOLIO_DEFAULTS.scanPriorityReserve, 0, 1_000),
+  PORTFOLIO_SCAN_RETRY_BASE_MS: env.int(PORTFOLIO_DEFAULTS.scanRetryBaseMs, 10, 3_600_000),
+  PORTFOLIO_SCAN_RETRY_MAX_MS: env.int(PORTFOLIO_DEFAULTS.scanRetryMaxMs, 10, 86_400_000),
+  PORTFOLIO_FULL_DKIM_SWEEP_INTERVAL_S: env.int(PORTFOLIO_DEFAULTS.fullDkimSweepIntervalS, 60, 365 * 86_400),
+  PORTFOLIO_PLAN_TICK_MS: env.int(PORTFOLIO_DEFAULTS.planTickMs, 100, 600_000),
+  PORTFOLIO_PLAN_BATCH: env.int(PORTFOLIO_DEFAULTS.planBatch, 1, 100_000),
+  PORTFOLIO_PLAN_DELAY_MS: env.int(PORTFOLIO_DEFAULTS.planDelayMs, 0, 600_000),
+  PORTFOLIO_PLAN_GRACE_S: env.int(PORTFOLIO_DEFAULTS.planGraceS, 1, 7 * 86_400),
+  PORTFOLIO_PLANNER_LEASE_MS: env.int(PORTFOLIO_DEFAULTS.plannerLeaseMs, 300, 600_000),
 });
 export type PortfolioConfig = z.infer<typeof portfolioConfigSchema>;

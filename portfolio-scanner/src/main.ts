@@ -1,8 +1,47 @@
+// The portfolio scanner process. PORTFOLIO_ROLE decides what runs: `api` (HTTP only; the portfolio
+// API mounts here), `worker` (scan workers and the rescan planner) or `both` (local use).
+// docs/portfolio-scanner.md "Workers and planner".
+import type { Resolver } from '@dv/mailsec';
 import { runService } from '@dv/runtime';
 import { portfolioConfigSchema } from './config.ts';
+import { PORTFOLIO_DEFAULTS } from './defaults.ts';
+import { openGeoFromConfig, type GeoReader } from './geo/index.ts';
+import { Planner } from './planner/index.ts';
+import { SharedDnsCache } from './scan/index.ts';
+import { readQueueFigures, registerQueueGauges, ScanWorker } from './worker/index.ts';
+import { createScanResolver } from './worker/resolver.ts';
+
+let worker: ScanWorker | undefined;
+let planner: Planner | undefined;
+let geo: GeoReader | undefined;
+let resolver: (Resolver & { close(): void }) | undefined;
 
 await runService({
   name: 'portfolio-scanner',
   schema: portfolioConfigSchema,
   needs: { nats: true, redis: true, mongo: true },
+  start: async ({ config, log, registry, nats, redis, mongo }) => {
+    const nc = nats!.nc;
+    const db = mongo!.db;
+    // Every role reports the queue gauges (the same global figures): alerts aggregate with max().
+    registerQueueGauges(registry, () => readQueueFigures(nc, db, config.PORTFOLIO_RESCAN_INTERVAL_S), PORTFOLIO_DEFAULTS.queueMetricsMaxAgeMs);
+    if (config.PORTFOLIO_ROLE === 'api') return;
+
+    geo = await openGeoFromConfig(config, { registry, log });
+    resolver = createScanResolver(config);
+    const shared = new SharedDnsCache({ maxEntries: PORTFOLIO_DEFAULTS.sharedDnsCacheMaxEntries, maxTtlS: PORTFOLIO_DEFAULTS.sharedDnsCacheMaxTtlS });
+    worker = new ScanWorker({ nc, db, log, registry, config, scanDeps: { resolver, geo, shared }, pullExpiresMs: PORTFOLIO_DEFAULTS.scanPullExpiresMs });
+    await worker.start();
+    planner = new Planner({ nc, db, redis: redis!.redis, log, config });
+    planner.start();
+    log.info({ role: config.PORTFOLIO_ROLE, concurrency: config.PORTFOLIO_SCAN_CONCURRENCY, rescanIntervalS: config.PORTFOLIO_RESCAN_INTERVAL_S }, 'scan workers and planner started');
+  },
+  stop: async ({ config }) => {
+    // Planner first (its lease passes on at once), then the scans in hand get most of the budget;
+    // what is not finished by then is given back to the other replicas.
+    await planner?.stop();
+    await worker?.stop(Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6));
+    geo?.close();
+    resolver?.close();
+  },
 });

@@ -157,9 +157,14 @@ export const verifyDoneMessage = z.object({
 });
 export type VerifyDoneMessage = z.infer<typeof verifyDoneMessage>;
 
+/** One scan of one domain in one rescan slot (JetStream PORTFOLIO, message id `<domain>:<slot>`). */
 export const portfolioScanMessage = z.object({
-  account_id: z.string(),
-  domain: z.string(),
-  requested_at: isoDate,
+  domain: z.string().min(1).max(253),
+  /** The scan slot (`slotOf`: epoch milliseconds of the due time); the store is idempotent per (domain, slot). */
+  slot: z.number().int().nonnegative(),
+  /** `added`: a domain just added (priority); `due`: a planned rescan; `republish`: its earlier message was lost. */
+  reason: z.enum(['added', 'due', 'republish']),
+  /** Sweep the whole DKIM selector list whatever the domain's last sweep (workers also decide on their own). */
+  full_dkim_sweep: z.boolean().optional(),
 });
 export type PortfolioScanMessage = z.infer<typeof portfolioScanMessage>;

@@ -34,6 +34,14 @@ export interface CorpusDomainDoc {
   next_scan_at: Date | null;
   /** Accounts whose account-domain document is `active` for this name; 0 = not monitored. */
   watchers: number;
+  /** Rescan planner: the slot last published for this domain (absent until first planned). */
+  planned_slot?: number;
+  /** Rescan planner: the stream sequence of that message, to tell a lost message from a queued one. */
+  planned_seq?: number | null;
+  /** Rescan planner: when that message was published. */
+  planned_at?: Date;
+  /** `scanned_at` of the latest stored scan that swept the whole DKIM selector list (weekly). */
+  last_full_dkim_at?: Date | null;
 }
 
 export type AccountDomainStatus = 'active' | 'inactive' | 'removed';

@@ -14,8 +14,10 @@ export const SUBJECTS = {
   probeSession: (nodeId: string) => `probe.${nodeId}.session`,
   /** Core NATS: probe-node heartbeats (capacity, in-flight, per-provider health). */
   probeHeartbeat: 'probe.heartbeat',
-  /** JetStream: one domain of a portfolio to scan. */
-  portfolioScan: 'portfolio.scan.domain',
+  /** JetStream: a domain just added to a portfolio, scanned within seconds (workers pull it first). */
+  portfolioScanPriority: 'portfolio.scan.priority',
+  /** JetStream: a rescan the planner found due. */
+  portfolioScanRescan: 'portfolio.scan.rescan',
 } as const;
 
 export interface StreamDef {
@@ -51,7 +53,11 @@ export const CONSUMERS: readonly ConsumerDef[] = [
   // single checks first and list items only when no single check waits.
   { stream: 'VERIFY', durable: 'scheduler-single', filterSubject: 'verify.item.single', ackWaitMs: 60_000, maxDeliver: -1, maxAckPending: 10_000 },
   { stream: 'VERIFY', durable: 'scheduler-list', filterSubject: 'verify.item.list', ackWaitMs: 60_000, maxDeliver: -1, maxAckPending: 50_000 },
-  { stream: 'PORTFOLIO', durable: 'scan-workers', filterSubject: 'portfolio.scan.domain', ackWaitMs: 120_000, maxDeliver: 10, maxAckPending: 1_000 },
+  // Two durables on PORTFOLIO, one per priority, shared by every scan worker replica (message id
+  // `<domain>:<slot>`, so a republish inside the duplicate window is dropped). Workers keep long
+  // scans alive with working() and end a message that failed maxDeliver times themselves (term).
+  { stream: 'PORTFOLIO', durable: 'scan-priority', filterSubject: 'portfolio.scan.priority', ackWaitMs: 60_000, maxDeliver: 5, maxAckPending: 10_000 },
+  { stream: 'PORTFOLIO', durable: 'scan-rescan', filterSubject: 'portfolio.scan.rescan', ackWaitMs: 60_000, maxDeliver: 5, maxAckPending: 10_000 },
 ];
 
 export interface KvBucketDef {

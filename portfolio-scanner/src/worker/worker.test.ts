@@ -1,0 +1,166 @@
+// Scan workers against real NATS (a private nats-server), MongoDB and the simulated DNS world:
+// priority scans within seconds, once per slot whatever the number of workers and copies of a
+// message, crash recovery without duplicate change records, failure backoff and give-up, drain.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { COLLECTIONS, type ChangeDoc, type CorpusDomainDoc, type PortfolioScanMessage } from '@dv/contracts';
+import { addDomains, slotOf, storeScan } from '../store/index.ts';
+import { outcome } from '../store/fixtures.ts';
+import { SCAN_METRICS } from './metrics.ts';
+import { requestScan } from './request.ts';
+import { oldestMessage, SCAN_SUBJECTS } from './stream.ts';
+import { counterValue, startScanHarness, TEST_ACK_WAIT_MS, TEST_MAX_DELIVER, until, type ScanHarness } from './testing/harness.ts';
+
+const INTERVAL_S = 86_400;
+let h: ScanHarness;
+
+beforeAll(async () => {
+  h = await startScanHarness('worker');
+}, 60_000);
+afterAll(async () => {
+  await h?.stop();
+});
+
+const corpus = () => h.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+const changes = () => h.db.collection<ChangeDoc>(COLLECTIONS.portfolioChanges.name);
+const scanCount = async (domain: string) => (await corpus().findOne({ _id: domain }))?.scan_count ?? 0;
+const queueEmpty = async () => (await oldestMessage(h.nc, SCAN_SUBJECTS.priority)) === null && (await oldestMessage(h.nc, SCAN_SUBJECTS.rescan)) === null;
+const scans = (w: { registry: Parameters<typeof counterValue>[0] }, outcome: string) => counterValue(w.registry, SCAN_METRICS.scans, { outcome });
+const never = () => new Promise<never>(() => undefined);
+
+/** A domain watched by one account and scanned once in the previous slot with made-up values, so this slot's scan changes fields. */
+async function watchedWithHistory(domain: string): Promise<number> {
+  await addDomains(h.db, 'acc_hist', [domain], { intervalS: INTERVAL_S });
+  const slot = slotOf(domain, new Date(), INTERVAL_S);
+  const before = new Date(Date.now() - INTERVAL_S * 1000);
+  await storeScan(h.db, domain, slot - INTERVAL_S * 1000, outcome(before, { mx: '10 old-mx.example.test', email_gateway: 'Old Gateway' }), { intervalS: INTERVAL_S, now: before });
+  return slot;
+}
+
+describe('scan workers', () => {
+  it('scans a domain just added within seconds, sweeping every DKIM selector on its first scan', async () => {
+    const w = await h.startWorker();
+    const domain = 'pf-google.test';
+    await addDomains(h.db, 'acc_new', [domain], { intervalS: INTERVAL_S });
+    const t0 = Date.now();
+    const [req] = await requestScan(h.nc, [domain], { intervalS: INTERVAL_S });
+    await until(async () => (await scanCount(domain)) === 1, 5_000, 'first scan stored');
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    const doc = (await until(() => corpus().findOne({ _id: domain, last_full_dkim_at: { $ne: null } }), 2_000, 'sweep recorded'))!;
+    expect(doc.last_slot).toBe(req!.slot);
+    expect(doc.result?.mx).toContain('aspmx.l.google.com');
+    expect(doc.result?.dkim_selectors).toBe('google');
+    expect(doc.next_scan_at!.getTime()).toBeGreaterThan(Date.now());
+    expect(await scans(w, 'stored')).toBe(1);
+    await w.stop();
+  });
+
+  it('two workers store each domain once per slot: two accounts, duplicate requests and extra copies of every message', async () => {
+    const [a, b] = [await h.startWorker(), await h.startWorker()];
+    const domains = ['pf-m365.test', 'pf-baddmarc.test', 'senders.test', 'acme.test', 'pf-partial.test'];
+    await addDomains(h.db, 'acc_one', domains, { intervalS: INTERVAL_S });
+    await addDomains(h.db, 'acc_two', domains, { intervalS: INTERVAL_S });
+    expect((await corpus().findOne({ _id: 'acme.test' }))?.watchers).toBe(2);
+    // Both accounts' API calls ask for the same slot: the second is a duplicate id.
+    const first = await requestScan(h.nc, domains, { intervalS: INTERVAL_S });
+    const second = await requestScan(h.nc, domains, { intervalS: INTERVAL_S });
+    expect(first.every((r) => !r.duplicate)).toBe(true);
+    expect(second.every((r) => r.duplicate)).toBe(true);
+    // Copies that escape de-duplication (as after the duplicate window), on both subjects.
+    const js = (await jetstreamManager(h.nc)).jetstream();
+    for (const r of first) {
+      const msg: PortfolioScanMessage = { domain: r.domain, slot: r.slot, reason: 'due' };
+      await js.publish(SCAN_SUBJECTS.rescan, JSON.stringify(msg), { msgID: `${r.domain}:${r.slot}:copy1` });
+      await js.publish(SCAN_SUBJECTS.priority, JSON.stringify(msg), { msgID: `${r.domain}:${r.slot}:copy2` });
+    }
+    const handled = async () => (await scans(a, 'stored')) + (await scans(b, 'stored')) + (await scans(a, 'unchanged_slot')) + (await scans(b, 'unchanged_slot'));
+    await until(async () => (await handled()) === domains.length * 3 && (await queueEmpty()), 20_000, 'every message handled');
+    for (const d of domains) expect(await scanCount(d), d).toBe(1);
+    expect((await scans(a, 'stored')) + (await scans(b, 'stored'))).toBe(domains.length);
+    expect(await changes().countDocuments({ domain_name: { $in: domains } })).toBe(0);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  it('a worker killed mid-scan leaves the domain to another worker, with one change record per changed field', async () => {
+    const domain = 'pf-proofpoint.test';
+    const slot = await watchedWithHistory(domain);
+    const a = await h.startWorker({ scanDomain: never });
+    await requestScan(h.nc, [domain], { intervalS: INTERVAL_S });
+    await until(() => a.worker.inFlight === 1, 5_000, 'scan in hand');
+    await a.kill();
+    const b = await h.startWorker();
+    await until(async () => (await scanCount(domain)) === 2, TEST_ACK_WAIT_MS + 8_000, 'scanned by the other worker');
+    const records = await changes().find({ domain_name: domain }).toArray();
+    expect(records.map((r) => r.field_name).sort()).toEqual(expect.arrayContaining(['email_gateway', 'mx']));
+    expect(new Set(records.map((r) => r.field_name)).size).toBe(records.length);
+    expect(records.every((r) => r.slot === slot)).toBe(true);
+    expect(await scans(b, 'stored')).toBe(1);
+    await b.stop();
+  });
+
+  it('a worker killed after storing but before acking: the redelivery stores nothing and writes no second record', async () => {
+    const domain = 'pf-mimecast.test';
+    await watchedWithHistory(domain);
+    const a = await h.startWorker({
+      storeScan: async (...args) => {
+        await storeScan(...args);
+        return never();
+      },
+    });
+    await requestScan(h.nc, [domain], { intervalS: INTERVAL_S });
+    await until(async () => (await scanCount(domain)) === 2, 5_000, 'stored by the first worker');
+    const recorded = await changes().countDocuments({ domain_name: domain });
+    expect(recorded).toBeGreaterThanOrEqual(2);
+    await a.kill();
+    const b = await h.startWorker();
+    await until(async () => (await scans(b, 'unchanged_slot')) === 1, TEST_ACK_WAIT_MS + 8_000, 'redelivery handled');
+    expect(await scanCount(domain)).toBe(2);
+    expect(await changes().countDocuments({ domain_name: domain })).toBe(recorded);
+    expect(await queueEmpty()).toBe(true);
+    await b.stop();
+  });
+
+  it('a failing scan is retried with backoff, then ended after the last delivery; the domain waits for its next slot', async () => {
+    const domain = 'failing.example.test';
+    await addDomains(h.db, 'acc_fail', [domain], { intervalS: INTERVAL_S });
+    const w = await h.startWorker({
+      scanDomain: async () => {
+        throw new Error('resolver exploded');
+      },
+    });
+    const t0 = Date.now();
+    await requestScan(h.nc, [domain], { intervalS: INTERVAL_S });
+    await until(async () => (await scans(w, 'gave_up')) === 1, 10_000, 'given up');
+    expect(await scans(w, 'failed')).toBe(TEST_MAX_DELIVER - 1);
+    // Backoff of 100 ms then 200 ms between the three deliveries.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+    await until(queueEmpty, 2_000, 'message ended');
+    const doc = await corpus().findOne({ _id: domain });
+    expect(doc?.scan_count).toBe(0);
+    expect(doc?.next_scan_at?.getTime()).toBeGreaterThan(Date.now());
+    await w.stop();
+  });
+
+  it('drain: a scan that finishes within the budget is acked, one that does not is given back at once', async () => {
+    const [quick, stuck] = ['drain-quick.example.test', 'drain-stuck.example.test'];
+    await addDomains(h.db, 'acc_drain', [quick, stuck], { intervalS: INTERVAL_S });
+    const a = await h.startWorker({
+      scanDomain: async (domain) => {
+        if (domain === stuck) return never();
+        await new Promise((r) => setTimeout(r, 100));
+        return outcome(new Date());
+      },
+    });
+    await requestScan(h.nc, [quick, stuck], { intervalS: INTERVAL_S });
+    await until(() => a.worker.inFlight === 2, 5_000, 'both in hand');
+    const heldAt = Date.now();
+    // Waiting already, so it takes the given-back message the moment it returns.
+    const b = await h.startWorker();
+    await a.stop(500);
+    expect(await scanCount(quick)).toBe(1);
+    // Given back (nak), not left to expire: taken well before the ack wait would have run out.
+    await until(async () => (await scanCount(stuck)) === 1, 5_000, 'taken by another worker');
+    expect(Date.now() - heldAt).toBeLessThan(TEST_ACK_WAIT_MS - 200);
+    await b.stop();
+  });
+});

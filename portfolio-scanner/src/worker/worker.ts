@@ -1,0 +1,276 @@
+// A scan worker: pulls scan messages from the two PORTFOLIO durables shared by every replica
+// (priority first: domains just added), scans each domain, stores the result and acks only then.
+// docs/portfolio-scanner.md "Workers and planner".
+import { performance } from 'node:perf_hooks';
+import { jetstream, type Consumer, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Db } from 'mongodb';
+import type { Registry } from 'prom-client';
+import { COLLECTIONS, CONSUMERS, portfolioScanMessage, type CorpusDomainDoc, type PortfolioScanMessage } from '@dv/contracts';
+import type { Logger } from '@dv/runtime';
+import { scanDomain, type ScanDeps } from '../scan/index.ts';
+import { nextDueAt, storeScan } from '../store/index.ts';
+import { scanMetrics, type ScanMetrics, type ScanOutcomeLabel, type ScanPriority } from './metrics.ts';
+import { isLastDelivery, knownSelectors, retryDelayMs } from './retry.ts';
+import { PORTFOLIO_STREAM, SCAN_SUBJECTS } from './stream.ts';
+
+export interface ScanWorkerConfig {
+  PORTFOLIO_RESCAN_INTERVAL_S: number;
+  PORTFOLIO_SCAN_CONCURRENCY: number;
+  PORTFOLIO_SCAN_PRIORITY_RESERVE: number;
+  PORTFOLIO_SCAN_RETRY_BASE_MS: number;
+  PORTFOLIO_SCAN_RETRY_MAX_MS: number;
+  PORTFOLIO_FULL_DKIM_SWEEP_INTERVAL_S: number;
+}
+
+export interface ScanWorkerDeps {
+  nc: NatsConnection;
+  db: Db;
+  log: Logger;
+  registry: Registry;
+  config: ScanWorkerConfig;
+  /** Resolver (plain or polite), geo and the shared vendor cache the scans use. */
+  scanDeps: ScanDeps;
+  /** Replaced in tests (a scan that fails or hangs); scanDomain otherwise. */
+  scanDomain?: typeof scanDomain;
+  /** Replaced in tests (a store followed by a crash); storeScan otherwise. */
+  storeScan?: typeof storeScan;
+  /** Longest a pull request stays open (nats.js minimum 1000). */
+  pullExpiresMs?: number;
+}
+
+interface Held {
+  msg: JsMsg;
+  /** Answered, or given back at shutdown: nothing more is sent for it. */
+  released: boolean;
+}
+
+const DURABLES: Record<ScanPriority, string> = {
+  priority: durableFor(SCAN_SUBJECTS.priority),
+  rescan: durableFor(SCAN_SUBJECTS.rescan),
+};
+
+function durableFor(subject: string): string {
+  const def = CONSUMERS.find((c) => c.stream === PORTFOLIO_STREAM && c.filterSubject === subject);
+  if (!def) throw new Error(`no PORTFOLIO consumer declared for ${subject}`);
+  return def.durable;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class ScanWorker {
+  private readonly d: ScanWorkerDeps;
+  private readonly m: ScanMetrics;
+  private readonly held = new Set<Held>();
+  private readonly pulls = new Set<ConsumerMessages>();
+  private readonly loops: Promise<void>[] = [];
+  private readonly running = new Set<Promise<void>>();
+  /** Places asked for in pull requests still open (so both loops together stay within the concurrency). */
+  private reserved = 0;
+  private stopped = false;
+  private keepAlive: NodeJS.Timeout | null = null;
+  /** Per consumer, read from the server at start: tests and operators may change them. */
+  private readonly maxDeliver: Record<ScanPriority, number> = { priority: -1, rescan: -1 };
+  private wake: (() => void) | null = null;
+
+  constructor(deps: ScanWorkerDeps) {
+    this.d = deps;
+    this.m = scanMetrics(deps.registry);
+  }
+
+  /** Scans in hand. */
+  get inFlight(): number {
+    return this.held.size;
+  }
+
+  async start(): Promise<void> {
+    const js = jetstream(this.d.nc);
+    const consumers = {} as Record<ScanPriority, Consumer>;
+    let ackWaitMs = Infinity;
+    for (const p of ['priority', 'rescan'] as const) {
+      consumers[p] = await js.consumers.get(PORTFOLIO_STREAM, DURABLES[p]);
+      const info = await consumers[p].info(true);
+      this.maxDeliver[p] = info.config.max_deliver ?? -1;
+      ackWaitMs = Math.min(ackWaitMs, (info.config.ack_wait ?? 30e9) / 1e6);
+    }
+    // +WPI well within ack_wait, so a long scan (full DKIM sweep behind a slow operator budget) is never redelivered.
+    this.keepAlive = setInterval(() => this.touch(), Math.max(100, ackWaitMs / 3));
+    const c = this.d.config;
+    const reserve = Math.min(c.PORTFOLIO_SCAN_PRIORITY_RESERVE, c.PORTFOLIO_SCAN_CONCURRENCY - 1);
+    this.loops.push(this.loop('priority', consumers.priority, c.PORTFOLIO_SCAN_CONCURRENCY));
+    this.loops.push(this.loop('rescan', consumers.rescan, c.PORTFOLIO_SCAN_CONCURRENCY - reserve));
+  }
+
+  /**
+   * Stops pulling, lets the scans in hand finish for up to `drainMs` (each acks as usual), then
+   * gives the rest back (nak without delay: another replica takes them at once).
+   */
+  async stop(drainMs: number): Promise<void> {
+    this.stopped = true;
+    for (const p of this.pulls) p.stop();
+    this.wake?.();
+    await Promise.all(this.loops);
+    const drained = Promise.all([...this.running]).then(() => true);
+    const inTime = await Promise.race([drained, sleep(drainMs).then(() => false)]);
+    if (!inTime) {
+      this.d.log.warn({ scans: this.held.size }, 'scans not finished within the drain budget; given back');
+      for (const h of this.held) this.answer(h, (msg) => msg.nak());
+    }
+    this.clearKeepAlive();
+  }
+
+  /**
+   * What a killed process does: stops everything without answering the messages in hand (JetStream
+   * redelivers them after ack_wait). For tests of crash recovery.
+   */
+  async abandon(): Promise<void> {
+    this.stopped = true;
+    for (const h of this.held) h.released = true;
+    for (const p of this.pulls) p.stop();
+    this.wake?.();
+    this.clearKeepAlive();
+    await Promise.all(this.loops);
+  }
+
+  private clearKeepAlive(): void {
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.keepAlive = null;
+  }
+
+  private touch(): void {
+    for (const h of this.held) {
+      if (h.released) continue;
+      try {
+        h.msg.working();
+      } catch {
+        // connection closed: the message comes back to someone after ack_wait
+      }
+    }
+  }
+
+  private async loop(priority: ScanPriority, consumer: Consumer, limit: number): Promise<void> {
+    while (!this.stopped) {
+      const room = limit - this.held.size - this.reserved;
+      if (room <= 0) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          setTimeout(resolve, 100);
+        });
+        continue;
+      }
+      this.reserved += room;
+      let received = 0;
+      try {
+        const msgs = await consumer.fetch({ max_messages: room, expires: this.d.pullExpiresMs ?? 1_000 });
+        this.pulls.add(msgs);
+        try {
+          for await (const msg of msgs) {
+            received++;
+            this.reserved--;
+            if (this.stopped) {
+              // Pulled after stop began: give it straight back.
+              msg.nak();
+              continue;
+            }
+            this.begin(msg, priority);
+          }
+        } finally {
+          this.pulls.delete(msgs);
+        }
+      } catch (err) {
+        if (this.stopped) break;
+        // NATS restarting or the consumer briefly missing: pull again shortly.
+        this.d.log.warn({ err: (err as Error).message, priority }, 'scan pull failed; retrying');
+        await sleep(500);
+      } finally {
+        this.reserved -= room - received;
+      }
+    }
+  }
+
+  private begin(msg: JsMsg, priority: ScanPriority): void {
+    const h: Held = { msg, released: false };
+    this.held.add(h);
+    const run = this.handle(h, priority).finally(() => {
+      this.held.delete(h);
+      this.running.delete(run);
+      this.wake?.();
+    });
+    this.running.add(run);
+  }
+
+  private async handle(h: Held, priority: ScanPriority): Promise<void> {
+    let job: PortfolioScanMessage;
+    try {
+      job = portfolioScanMessage.parse(h.msg.json());
+    } catch (err) {
+      this.d.log.error({ err: (err as Error).message, priority, seq: h.msg.seq }, 'unreadable scan message; ended');
+      this.count('gave_up');
+      this.answer(h, (msg) => msg.term());
+      return;
+    }
+    try {
+      const outcome = await this.process(job);
+      if (h.released) return;
+      this.answer(h, (msg) => msg.ack());
+      this.count(outcome);
+    } catch (err) {
+      if (h.released) return;
+      const deliveries = h.msg.info.deliveryCount;
+      if (isLastDelivery(deliveries, this.maxDeliver[priority])) {
+        this.d.log.error({ err: (err as Error).message, domain: job.domain, slot: job.slot, deliveries }, 'scan failed on its last delivery; waiting for the next slot');
+        this.count('gave_up');
+        this.answer(h, (msg) => msg.term());
+        await this.skipSlot(job).catch(() => undefined);
+      } else {
+        const delayMs = retryDelayMs(deliveries, this.d.config.PORTFOLIO_SCAN_RETRY_BASE_MS, this.d.config.PORTFOLIO_SCAN_RETRY_MAX_MS);
+        this.d.log.warn({ err: (err as Error).message, domain: job.domain, slot: job.slot, deliveries, delayMs }, 'scan failed; retrying later');
+        this.count('failed');
+        this.answer(h, (msg) => msg.nak(delayMs));
+      }
+    }
+  }
+
+  private async process(job: PortfolioScanMessage): Promise<ScanOutcomeLabel> {
+    const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+    const doc = await corpus.findOne({ _id: job.domain }, { projection: { last_slot: 1, watchers: 1, last_full_dkim_at: 1, 'result.dkim_selectors': 1 } });
+    // Nobody watches it any more (removed after the message was sent), or this slot is stored already.
+    if (doc === null || doc.watchers <= 0) return 'unchanged_slot';
+    if (doc.last_slot !== null && doc.last_slot >= job.slot) return 'unchanged_slot';
+
+    const c = this.d.config;
+    const now = this.d.scanDeps.now?.() ?? new Date();
+    const lastSweep = doc.last_full_dkim_at ?? null;
+    const fullDkimSweep = job.full_dkim_sweep === true || lastSweep === null || now.getTime() - lastSweep.getTime() >= c.PORTFOLIO_FULL_DKIM_SWEEP_INTERVAL_S * 1000;
+    const t0 = performance.now();
+    const outcome = await (this.d.scanDomain ?? scanDomain)(job.domain, this.d.scanDeps, { fullDkimSweep, knownSelectors: knownSelectors(doc.result?.dkim_selectors) });
+    this.m.duration.observe((performance.now() - t0) / 1000);
+    const stored = await (this.d.storeScan ?? storeScan)(this.d.db, job.domain, job.slot, outcome, { intervalS: c.PORTFOLIO_RESCAN_INTERVAL_S });
+    if (!stored.stored) return 'unchanged_slot';
+    for (const change of stored.changes) this.m.changes.inc({ field: change.field_name });
+    // After the store: a crash in between only makes the next scan sweep again.
+    if (fullDkimSweep) await corpus.updateOne({ _id: job.domain }, { $set: { last_full_dkim_at: outcome.observation.scanned_at } });
+    return 'stored';
+  }
+
+  /** A message given up on: its domain waits for its next slot instead of being published again and again. */
+  private async skipSlot(job: PortfolioScanMessage): Promise<void> {
+    const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+    const next = nextDueAt(job.domain, this.d.config.PORTFOLIO_RESCAN_INTERVAL_S, new Date());
+    await corpus.updateOne({ _id: job.domain, watchers: { $gt: 0 }, $or: [{ last_slot: null }, { last_slot: { $lt: job.slot } }] }, { $set: { next_scan_at: next } });
+  }
+
+  private answer(h: Held, send: (msg: JsMsg) => void): void {
+    if (h.released) return;
+    h.released = true;
+    try {
+      send(h.msg);
+    } catch (err) {
+      this.d.log.warn({ err: (err as Error).message }, 'could not answer a scan message; it comes back after ack_wait');
+    }
+  }
+
+  private count(outcome: ScanOutcomeLabel): void {
+    this.m.scans.inc({ outcome });
+  }
+}
