@@ -1,0 +1,243 @@
+// k8s/: both overlays render with `kubectl kustomize`, every object validates against the
+// Kubernetes OpenAPI schemas (kubernetes-models: v1.34 API) and the KEDA and Prometheus Operator
+// CRD schemas, the policies in k8s-policy.ts hold, and every platform container's environment
+// passes its service's own config validation (NODE_ENV=production rules in prod), secrets and
+// per-node files resolved as the kubelet would. No cluster and no network needed.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadAll } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { CONSUMERS } from '@dv/contracts';
+import { loadConfig } from '@dv/runtime';
+import { SERVICE_NODE_OPTIONS, type ServiceName } from '../infra/src/services.ts';
+import { gatewayConfigSchema, gatewayProductionRules } from '../gateway/src/config.ts';
+import { lookupConfigSchema, lookupProductionRules } from '../lookup/src/config.ts';
+import { portfolioConfigSchema } from '../portfolio-scanner/src/config.ts';
+import { probeConfigSchema, probeProductionRules } from '../probe-node/src/config.ts';
+import { schedulerConfigSchema, schedulerProductionRules } from '../scheduler/src/config.ts';
+import { OUTPUT_FILE, renderPrometheusRules } from '../scripts/k8s-prometheus-rules.ts';
+import { policyViolations, podSpecOf, type K8sObject, type PodSpec } from './k8s-policy.ts';
+
+const K8S = join(import.meta.dirname, '..', 'k8s');
+/** Secrets the operator creates in prod (docs/operations.md); their contents are simulated here. */
+const OPERATOR_SECRETS: Record<string, Record<string, string>> = {
+  'dv-signing': { 'download-signing-secret': 'k8s-test-signing-secret-0123456789-abcdefghijklmnop' },
+  'dv-smtp': { 'relay-url': 'smtps://user:pass@smtp.example.com:465' },
+  'public-apis-tls': {},
+};
+/** Variables read outside the services' schemas: by node (NODE_OPTIONS), by the image's entrypoint or by $(NODE_NAME) expansion. */
+const NOT_IN_SCHEMA = new Set(['NODE_OPTIONS', 'NODE_NAME', 'PORTFOLIO_ROLE']);
+
+const CONFIG = {
+  gateway: { schema: gatewayConfigSchema, rules: gatewayProductionRules },
+  lookup: { schema: lookupConfigSchema, rules: lookupProductionRules },
+  'portfolio-scanner': { schema: portfolioConfigSchema, rules: {} },
+  scheduler: { schema: schedulerConfigSchema, rules: schedulerProductionRules },
+  'probe-node': { schema: probeConfigSchema, rules: probeProductionRules },
+} as const;
+
+function render(overlay: string): K8sObject[] {
+  const r = spawnSync('kubectl', ['kustomize', join(K8S, 'overlays', overlay)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.error) throw new Error(`kubectl not runnable (${r.error.message}); .ci/run installs Debian's kubernetes-client`);
+  if (r.status !== 0) throw new Error(`kubectl kustomize ${overlay} failed:\n${r.stderr}`);
+  return (loadAll(r.stdout) as Array<K8sObject | null>).filter((o): o is K8sObject => o !== null);
+}
+
+/** kubernetes-models (and its KEDA / Prometheus Operator packages) module of an apiVersion and kind. */
+function modelPath(apiVersion: string, kind: string): string {
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  if (group === 'keda.sh') return `@kubernetes-models/keda/keda.sh/${version}/${kind}`;
+  if (group === 'monitoring.coreos.com') return `@kubernetes-models/prometheus-operator/monitoring.coreos.com/${version}/${kind}`;
+  return group ? `kubernetes-models/${group}/${version}/${kind}` : `kubernetes-models/${version}/${kind}`;
+}
+
+async function schemaErrors(objects: readonly K8sObject[]): Promise<string[]> {
+  const errors: string[] = [];
+  for (const o of objects) {
+    const mod = (await import(modelPath(o.apiVersion, o.kind))) as Record<string, new (data: unknown) => { validate(): void }>;
+    const Model = mod[o.kind];
+    if (!Model) throw new Error(`no model for ${o.apiVersion} ${o.kind}`);
+    try {
+      new Model(o).validate();
+    } catch (err) {
+      errors.push(`${o.kind}/${o.metadata.name}: ${(err as Error).message}`);
+    }
+  }
+  return errors;
+}
+
+interface Volume { name: string; secret?: { secretName: string }; configMap?: { name: string } }
+interface FullContainer { name: string; args?: string[]; envFrom?: Array<{ configMapRef?: { name: string } }>; env?: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }>; volumeMounts?: Array<{ name: string; mountPath: string }> }
+
+/** What the container's process sees: envFrom, env with $(VAR) expansion, and each NAME_FILE read into NAME. */
+function containerEnv(objects: readonly K8sObject[], pod: PodSpec & { volumes?: Volume[] }, c: FullContainer, nodeName: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const from of c.envFrom ?? []) Object.assign(env, find(objects, 'ConfigMap', from.configMapRef!.name).data);
+  for (const e of c.env ?? []) {
+    const field = e.valueFrom?.fieldRef?.fieldPath;
+    const value = field === 'spec.nodeName' ? nodeName : field === 'status.podIP' ? '10.20.30.40' : (e.value ?? '');
+    env[e.name] = value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (_, n: string) => env[n] ?? `$(${n})`);
+  }
+  for (const name of Object.keys(env).filter((n) => n.endsWith('_FILE'))) {
+    const path = env[name]!;
+    const mount = (c.volumeMounts ?? []).find((m) => path.startsWith(`${m.mountPath}/`));
+    const volume = pod.volumes?.find((v) => v.name === mount?.name);
+    if (!mount || !volume) throw new Error(`${c.name}: ${name}=${path} is on no mounted volume`);
+    const key = path.slice(mount.mountPath.length + 1);
+    const data = volume.secret ? secretData(objects, volume.secret.secretName) : find(objects, 'ConfigMap', volume.configMap!.name).data ?? {};
+    if (data[key] === undefined) throw new Error(`${c.name}: ${name}=${path}: key ${key} is not in volume ${volume.name}`);
+    env[name.slice(0, -'_FILE'.length)] = data[key].trim();
+    delete env[name];
+  }
+  return env;
+}
+
+function find(objects: readonly K8sObject[], kind: string, name: string): K8sObject {
+  const o = objects.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o) throw new Error(`${kind}/${name} is referenced but not rendered`);
+  return o;
+}
+
+function secretData(objects: readonly K8sObject[], name: string): Record<string, string> {
+  const rendered = objects.find((x) => x.kind === 'Secret' && x.metadata.name === name);
+  if (rendered) return Object.fromEntries(Object.entries(rendered.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+  const operator = OPERATOR_SECRETS[name];
+  if (!operator) throw new Error(`Secret/${name} is neither rendered nor one the operator creates (docs/operations.md)`);
+  return operator;
+}
+
+/** Config problems of every platform container (one entry per container and, for probe nodes, per pool node). */
+function configProblems(objects: readonly K8sObject[]): string[] {
+  const problems: string[] = [];
+  const probePool = find(objects, 'ConfigMap', 'probe-pool').data ?? {};
+  const probeNodes = Object.keys(probePool).filter((k) => k.endsWith('.helo-name')).map((k) => k.slice(0, -'.helo-name'.length));
+  for (const o of objects) {
+    const pod = podSpecOf(o) as (PodSpec & { volumes?: Volume[] }) | undefined;
+    if (!pod) continue;
+    for (const c of pod.containers as FullContainer[]) {
+      const service = c.args?.[0] as ServiceName | undefined;
+      if (!service || !(service in CONFIG)) continue;
+      const { schema, rules } = CONFIG[service as keyof typeof CONFIG];
+      for (const node of service === 'probe-node' ? probeNodes : ['node-1']) {
+        const at = `${o.kind}/${o.metadata.name}${service === 'probe-node' ? ` on ${node}` : ''}`;
+        try {
+          const env = containerEnv(objects, pod, c, node);
+          for (const name of Object.keys(env)) if (!(name in schema.shape) && !NOT_IN_SCHEMA.has(name)) problems.push(`${at}: ${name} is not a ${service} setting`);
+          loadConfig(service, schema as never, env, rules as never);
+          const nodeOptions = SERVICE_NODE_OPTIONS[service];
+          if (nodeOptions && env.NODE_OPTIONS !== nodeOptions) problems.push(`${at}: NODE_OPTIONS ${env.NODE_OPTIONS ?? '(unset)'}, infra/src/services.ts says ${nodeOptions}`);
+        } catch (err) {
+          problems.push(`${at}: ${(err as Error).message}`);
+        }
+      }
+    }
+  }
+  if (probeNodes.length === 0) problems.push('ConfigMap/probe-pool names no node');
+  return problems;
+}
+
+describe.each([
+  { overlay: 'dev', prod: false },
+  { overlay: 'prod', prod: true },
+])('k8s overlay $overlay', ({ overlay, prod }) => {
+  const objects = render(overlay);
+
+  it('renders every component', () => {
+    const names = (kind: string) => objects.filter((o) => o.kind === kind).map((o) => o.metadata.name).sort();
+    expect(names('Deployment')).toEqual(['gateway', 'lookup', 'portfolio-api', 'portfolio-worker', 'scheduler']);
+    expect(names('DaemonSet')).toEqual(['probe-node']);
+    expect(names('StatefulSet')).toEqual(['mongodb', 'nats', 'redis']);
+    expect(objects.every((o) => o.kind === 'Namespace' || o.metadata.namespace === 'dv')).toBe(true);
+    const replicas = (name: string) => (find(objects, 'StatefulSet', name).spec as { replicas: number }).replicas;
+    expect([replicas('nats'), replicas('mongodb')]).toEqual(prod ? [3, 3] : [1, 1]);
+  });
+
+  it('validates against the Kubernetes, KEDA and Prometheus Operator schemas', async () => {
+    expect(await schemaErrors(objects)).toEqual([]);
+  });
+
+  it('meets the policies (probes, resources, non-root, read-only root, PDBs, pinned images, network policies)', () => {
+    expect(policyViolations(objects, { prod })).toEqual([]);
+  });
+
+  it("passes every service's config validation with the rendered environment", () => {
+    const nodeEnv = find(objects, 'ConfigMap', 'platform-env').data?.NODE_ENV;
+    expect(nodeEnv).toBe(prod ? 'production' : 'development');
+    expect(configProblems(objects)).toEqual([]);
+  });
+
+  it('scales on the durable consumers the services declare', () => {
+    const durables = new Set(CONSUMERS.map((c) => `${c.stream}/${c.durable}`));
+    const triggers = objects.filter((o) => o.kind === 'ScaledObject').flatMap((o) => (o.spec as { triggers: Array<{ metadata: { stream: string; consumer: string } }> }).triggers);
+    expect(triggers.map((t) => `${t.metadata.stream}/${t.metadata.consumer}`).sort()).toEqual([...durables].sort());
+  });
+});
+
+describe('k8s checks catch what they are for', () => {
+  const objects = render('prod');
+  const mutate = (fn: (copy: K8sObject[]) => void) => {
+    const copy = structuredClone(objects);
+    fn(copy);
+    return copy;
+  };
+  const deployment = (objs: K8sObject[], name: string) => find(objs, 'Deployment', name) as K8sObject & { spec: { replicas: number; template: { spec: PodSpec & { containers: Array<Record<string, unknown>> } } } };
+
+  it('reports a missing probe, an unpinned image, a writable root, a lone prod replica and a missing PDB', () => {
+    const broken = mutate((objs) => {
+      const c = deployment(objs, 'gateway').spec.template.spec.containers[0]!;
+      delete c.readinessProbe;
+      c.image = 'registry.example.com/dv/dv-platform:latest';
+      (c.securityContext as Record<string, unknown>).readOnlyRootFilesystem = false;
+      deployment(objs, 'lookup').spec.replicas = 1;
+      objs.splice(objs.findIndex((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === 'scheduler'), 1);
+    });
+    const found = policyViolations(broken, { prod: true }).join('\n');
+    expect(found).toMatch(/Deployment\/gateway container gateway: no readinessProbe/);
+    expect(found).toMatch(/dv-platform:latest is not pinned/);
+    expect(found).toMatch(/gateway: securityContext.readOnlyRootFilesystem is not true/);
+    expect(found).toMatch(/Deployment\/lookup: 1 replica\(s\) in prod/);
+    expect(found).toMatch(/Deployment\/scheduler: runs more than one replica without a PodDisruptionBudget/);
+  });
+
+  it('reports metadata reachable, a probe node reaching port 443 and ingress to a private service', () => {
+    const broken = mutate((objs) => {
+      const internet = find(objs, 'NetworkPolicy', 'services-to-internet').spec as { egress: Array<{ to: Array<{ ipBlock: { except: string[] } }> }> };
+      internet.egress[0]!.to[0]!.ipBlock.except = ['10.0.0.0/8'];
+      const probe = find(objs, 'NetworkPolicy', 'probe-node-egress').spec as { egress: Array<{ ports: Array<{ port: number }> }> };
+      probe.egress[0]!.ports.push({ port: 443 });
+      const publicIngress = find(objs, 'NetworkPolicy', 'public-apis-ingress').spec as { podSelector: { matchExpressions: Array<{ values: string[] }> } };
+      publicIngress.podSelector.matchExpressions[0]!.values.push('scheduler');
+    });
+    const found = policyViolations(broken, { prod: true }).join('\n');
+    expect(found).toMatch(/services-to-internet: egress to 0.0.0.0\/0 does not except 169.254.0.0\/16/);
+    expect(found).toMatch(/probe-node-egress: probe-node egress/);
+    expect(found).toMatch(/public-apis-ingress: scheduler takes ingress/);
+  });
+
+  it("reports a setting production refuses, an unknown variable and a grace period below the drain", () => {
+    const broken = mutate((objs) => {
+      const pod = deployment(objs, 'gateway').spec.template.spec;
+      const env = pod.containers[0]!.env as Array<{ name: string; value?: string }>;
+      env.find((e) => e.name === 'PUBLIC_BASE_URL')!.value = 'http://127.0.0.1:8080';
+      env.push({ name: 'PUBLIC_BASE_ULR', value: 'https://typo.example.com' });
+      pod.terminationGracePeriodSeconds = 10;
+    });
+    const problems = configProblems(broken).join('\n');
+    expect(problems).toMatch(/Deployment\/gateway: gateway: invalid configuration for NODE_ENV=production:\n\s+- PUBLIC_BASE_URL: .*loopback/);
+    expect(problems).toMatch(/PUBLIC_BASE_ULR is not a gateway setting/);
+    expect(policyViolations(broken, { prod: true }).join('\n')).toMatch(/gateway: terminationGracePeriodSeconds 10 is not above preStop \+ SHUTDOWN_TIMEOUT_MS \(14 s\)/);
+  });
+
+  it('reports a probe node without an assigned identity', () => {
+    const broken = mutate((objs) => {
+      const pool = find(objs, 'ConfigMap', 'probe-pool');
+      delete pool.data!['probe-2.example.com.source-ips'];
+    });
+    expect(configProblems(broken).join('\n')).toMatch(/DaemonSet\/probe-node on probe-2.example.com: .*PROBE_SOURCE_IPS_FILE.*source-ips is not in volume probe-pool/);
+  });
+});
+
+it('k8s/base/prometheus-rules.yaml is generated from the current infra/prometheus/rules (node scripts/k8s-prometheus-rules.ts)', () => {
+  expect(readFileSync(OUTPUT_FILE, 'utf8')).toBe(renderPrometheusRules());
+});
