@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { env, serviceSchema } from '@dv/runtime';
 import { PORTFOLIO_DEFAULTS } from './defaults.ts';
 import { geoPaths } from './geo/config.ts';
+import { operatorOverrides, qps } from './politeness/config.ts';
 
 export const portfolioConfigSchema = z.object({
   ...serviceSchema(PORTFOLIO_DEFAULTS.port),
@@ -12,6 +13,19 @@ export const portfolioConfigSchema = z.object({
   PORTFOLIO_GEO_ASN_MMDB: geoPaths(),
   PORTFOLIO_GEO_CACHE_DIR: z.string().default(PORTFOLIO_DEFAULTS.geoCacheDir),
   PORTFOLIO_GEO_RELOAD_CHECK_INTERVAL_MS: env.int(PORTFOLIO_DEFAULTS.geoReloadCheckIntervalMs, 100),
+  // Politeness toward DNS (docs/portfolio-scanner.md "Politeness toward DNS"); rates in queries/s.
+  PORTFOLIO_DNS_OPERATOR_DEFAULT_QPS: qps(PORTFOLIO_DEFAULTS.dnsOperatorDefaultQps),
+  PORTFOLIO_DNS_OPERATOR_QPS: operatorOverrides(),
+  PORTFOLIO_DNS_RESOLVER_QPS: qps(PORTFOLIO_DEFAULTS.dnsResolverQps),
+  PORTFOLIO_DNS_WORKER_QPS: qps(PORTFOLIO_DEFAULTS.dnsWorkerQps),
+  PORTFOLIO_DNS_BUDGET_MAX_WAIT_MS: env.int(PORTFOLIO_DEFAULTS.dnsBudgetMaxWaitMs, 10, 600_000),
+  // Divide the operator, resolver and RDAP budgets by the live worker replicas (Redis heartbeat).
+  PORTFOLIO_BUDGETS_SHARED: env.bool(true),
+  // Registration data (docs/portfolio-scanner.md "Registration data").
+  PORTFOLIO_RDAP_SERVER_QPS: qps(PORTFOLIO_DEFAULTS.rdapServerQps),
+  PORTFOLIO_WHOIS_REFRESH_INTERVAL_S: env.int(PORTFOLIO_DEFAULTS.whoisRefreshIntervalS, 60),
+  PORTFOLIO_WHOIS_NEAR_EXPIRY_DAYS: env.int(PORTFOLIO_DEFAULTS.whoisNearExpiryDays, 0, 365),
+  PORTFOLIO_WHOIS_NEAR_EXPIRY_INTERVAL_S: env.int(PORTFOLIO_DEFAULTS.whoisNearExpiryIntervalS, 60),
   // Process roles, workers and the rescan planner (docs/portfolio-scanner.md "Configuration").
   PORTFOLIO_ROLE: z.enum(['api', 'worker', 'both']).default(PORTFOLIO_DEFAULTS.role),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'must be 1-64 letters, digits, _ : . or -').default(PORTFOLIO_DEFAULTS.redisPrefix),

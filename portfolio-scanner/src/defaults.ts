@@ -56,4 +56,48 @@ export const PORTFOLIO_DEFAULTS = {
   plannerLeaseMs: 15_000,
   /** Queue lag and overdue gauges are recomputed at a scrape at most this often (one count query, two message reads). */
   queueMetricsMaxAgeMs: 5_000,
+  // Politeness toward DNS (src/politeness). Budgets are queries per second.
+  /** Budget of an authoritative-server operator the table does not list (design.md 6 reference). */
+  dnsOperatorDefaultQps: 50,
+  /** Budget per configured resolver (each DNS_SERVERS entry): public resolvers throttle a client
+   * (Google Public DNS documents 1,500 queries/s per client address). */
+  dnsResolverQps: 1000,
+  /** Budget of one worker process over all its queries (CPU and sockets, not politeness). */
+  dnsWorkerQps: 5000,
+  /** A query that would wait longer than this for its budgets fails as TIMEOUT (unconfirmed). */
+  dnsBudgetMaxWaitMs: 10_000,
+  /** Burst tolerance of every budget: at most qps x (1 s + this) + 1 queries in any second. */
+  dnsBudgetToleranceMs: 10,
+  /** Answers kept by the politeness layer, so a repeated question is neither asked nor charged. */
+  dnsAnswerCacheMaxEntries: 20_000,
+  /** Longest an answer is kept there, whatever its TTL. */
+  dnsAnswerCacheMaxTtlS: 300,
+  /** Zones whose operator (from their NS) is remembered. */
+  dnsZoneCacheMaxEntries: 100_000,
+  /** Longest a zone's operator is remembered, whatever the NS TTL. */
+  dnsZoneCacheMaxTtlS: 86_400,
+  /** How long a zone whose NS lookup failed is charged to its own default budget before asking again. */
+  dnsZoneFailureTtlS: 60,
+  /** Worker heartbeat in Redis: budgets shared by the replicas are divided by the live count. */
+  dnsWorkerHeartbeatMs: 5000,
+  /** A replica not heard from for this long no longer counts. */
+  dnsWorkerHeartbeatTtlMs: 15_000,
+  // Registration data (src/registration).
+  /** Requests per second to one RDAP server (design.md 6: RDAP servers rate-limit hard). */
+  rdapServerQps: 1,
+  /** Back-off after a 429 without Retry-After. */
+  rdapDefaultBackoffS: 60,
+  /** Longest back-off honoured from a Retry-After header (a broken header must not park a server for days). */
+  rdapMaxBackoffS: 3600,
+  /** Registration data is refreshed this often (design.md 6: every 7 days)... */
+  whoisRefreshIntervalS: 7 * 86_400,
+  /** ...and this often once the expiry date is within whoisNearExpiryDays (renewals show up quickly). */
+  whoisNearExpiryIntervalS: 86_400,
+  whoisNearExpiryDays: 30,
+  /** When no source answered (or the server is backing off), ask again after this long. */
+  whoisFailureRetryS: 6 * 3600,
+  /** Registration lookups of one runner in flight at once (the per-server budgets set the pace). */
+  whoisConcurrency: 8,
+  /** How often the runner looks for due registrations when it found none. */
+  whoisIdlePollMs: 30_000,
 } as const;

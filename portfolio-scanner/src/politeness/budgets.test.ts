@@ -1,0 +1,178 @@
+// The budgets under load, with upstream resolvers that record when each query reaches them: an
+// operator never gets more than its budget in any second, a large operator gets its larger one,
+// resolvers share the load within theirs, waiting is FIFO and bounded.
+import { describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import type { Rcode, Resolver, ResolveResult, RrType } from '@dv/mailsec';
+import { createPolitenessMetrics, POLITENESS_METRICS } from './metrics.ts';
+import { OperatorBudgets } from './operators.ts';
+import { PoliteResolver } from './polite-resolver.ts';
+import { BudgetScheduler } from './scheduler.ts';
+
+const TOLERANCE_MS = 10;
+
+interface Sent {
+  t: number;
+  name: string;
+  type: string;
+  upstream: number;
+}
+
+/** An upstream that logs each query; NS answers name the zone's host, other types are NODATA. */
+function upstream(index: number, sent: Sent[], rcode: (name: string) => Rcode = () => 'NODATA'): Resolver {
+  return {
+    resolve: async <T extends RrType>(name: string, type: T): Promise<ResolveResult<T>> => {
+      sent.push({ t: performance.now(), name, type, upstream: index });
+      const base = { name, type, cnames: [], authenticated: false, ttl: 300, fromCache: false };
+      if (type === 'NS' && rcode(name) === 'NODATA') {
+        const host = name.startsWith('big-') ? `${name.length % 4}.ns.cloudflare.com` : 'ns1.tinyhost.test';
+        return { ...base, rcode: 'NOERROR', answers: [{ type: 'NS', name, ttl: 300, host }] } as unknown as ResolveResult<T>;
+      }
+      return { ...base, rcode: rcode(name), answers: [] } as unknown as ResolveResult<T>;
+    },
+  };
+}
+
+function setup(o: { defaultQps: number; cloudflareQps?: number; resolverQps?: number[]; workerQps?: number; maxWaitMs: number; rcode?: (name: string) => Rcode }) {
+  const sent: Sent[] = [];
+  const resolverQps = o.resolverQps ?? [100_000];
+  const registry = new Registry();
+  const metrics = createPolitenessMetrics(registry);
+  const scheduler = new BudgetScheduler({ workerQps: o.workerQps ?? 100_000, resolverQps, maxWaitMs: o.maxWaitMs, toleranceMs: TOLERANCE_MS });
+  const resolver = new PoliteResolver({
+    upstreams: resolverQps.map((_, i) => ({ name: `r${i}`, resolver: upstream(i, sent, o.rcode) })),
+    scheduler,
+    operators: new OperatorBudgets({ defaultQps: o.defaultQps, overrides: o.cloudflareQps ? { Cloudflare: o.cloudflareQps } : {} }),
+    answerCacheMaxEntries: 10_000,
+    answerCacheMaxTtlS: 300,
+    zoneCacheMaxEntries: 10_000,
+    zoneCacheMaxTtlS: 3600,
+    zoneFailureTtlS: 60,
+    maxWaitMs: o.maxWaitMs,
+    metrics,
+  });
+  return { sent, scheduler, resolver, registry };
+}
+
+/** The most timestamps any window of 1 s holds. */
+function maxPerSecond(times: number[]): number {
+  const t = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; j < t.length; j++) {
+    while ((t[j] as number) - (t[i] as number) >= 1000) i++;
+    best = Math.max(best, j - i + 1);
+  }
+  return best;
+}
+
+// GCRA's bound on grants (any second holds at most qps x (1 s + tolerance) + 1), measured where
+// the queries reach the upstream: 20 ms of event-loop jitter between a grant and its query allowed.
+const JITTER_MS = 20;
+const bound = (qps: number) => Math.floor(qps * (1 + (TOLERANCE_MS + JITTER_MS) / 1000)) + 1;
+const QUESTIONS: [string, RrType][] = [
+  ['', 'A'],
+  ['', 'MX'],
+  ['', 'TXT'],
+  ['_dmarc.', 'TXT'],
+  ['www.', 'CNAME'],
+];
+
+/** One "scan": the same five questions a domain gets, all at once. */
+const scanLike = (r: Resolver, domain: string) => Promise.all(QUESTIONS.map(([prefix, type]) => r.resolve(`${prefix}${domain}`, type)));
+
+describe('politeness: per-operator budgets', () => {
+  it('a flood of domains on a small host never exceeds its budget in any second; a large operator gets its larger one', async () => {
+    const { sent, resolver, registry } = setup({ defaultQps: 20, cloudflareQps: 200, maxWaitMs: 1500 });
+    const small = Array.from({ length: 300 }, (_, i) => `small-${i}.test`);
+    const big = Array.from({ length: 300 }, (_, i) => `big-${i}.test`);
+    // Rescans know each zone's name servers from the stored result.
+    for (const d of small) resolver.hintZone(d, ['ns1.tinyhost.test', 'ns2.tinyhost.test']);
+    for (const d of big) resolver.hintZone(d, ['amy.ns.cloudflare.com', 'bob.ns.cloudflare.com']);
+    const results = (await Promise.all([...small, ...big].map((d) => scanLike(resolver, d)))).flat();
+
+    const smallTimes = sent.filter((s) => s.name.includes('small-')).map((s) => s.t);
+    const bigTimes = sent.filter((s) => s.name.includes('big-')).map((s) => s.t);
+    expect(maxPerSecond(smallTimes)).toBeLessThanOrEqual(bound(20));
+    expect(maxPerSecond(bigTimes)).toBeLessThanOrEqual(bound(200));
+    // Within the 1.5 s wait limit the small host got about 1.5 s of its budget, Cloudflare ten times more.
+    expect(smallTimes.length).toBeGreaterThanOrEqual(25);
+    expect(smallTimes.length).toBeLessThanOrEqual(2 * bound(20));
+    expect(bigTimes.length).toBeGreaterThanOrEqual(250);
+    // What did not fit was refused as a TIMEOUT (unconfirmed), never an empty answer, and metered.
+    const timeouts = results.filter((r) => r.rcode === 'TIMEOUT');
+    expect(timeouts.length).toBe(results.length - sent.filter((s) => s.type !== 'NS').length);
+    expect(timeouts[0]?.error).toMatch(/DNS budget/);
+    const text = await registry.metrics();
+    expect(text).toMatch(new RegExp(`${POLITENESS_METRICS.queries}\\{rcode="NODATA",operator="other"\\} ${smallTimes.length}`));
+    expect(text).toMatch(new RegExp(`${POLITENESS_METRICS.queries}\\{rcode="NODATA",operator="Cloudflare"\\} ${bigTimes.length}`));
+    expect(text).toMatch(new RegExp(`${POLITENESS_METRICS.budgetTimeouts}\\{budget="operator"\\} \\d+`));
+  });
+
+  it('first scans learn each zone\'s operator from its NS answer (asked once) and charge it', async () => {
+    const { sent, resolver } = setup({ defaultQps: 40, maxWaitMs: 3000 });
+    const domains = Array.from({ length: 20 }, (_, i) => `small-${i}.test`);
+    // Like a worker: a few domains at a time.
+    for (let i = 0; i < domains.length; i += 5) await Promise.all(domains.slice(i, i + 5).map(async (d) => [await scanLike(resolver, d), await resolver.resolve(d, 'NS')]));
+    const ns = sent.filter((s) => s.type === 'NS');
+    expect(ns.length).toBe(20); // the scan's own NS question was answered by the one the operator came from
+    expect((await resolver.operatorOf('small-3.test')).key).toBe('tinyhost.test');
+    // 120 queries at 40/s, NS debited: about 3 s of budget. The burst above the budget is the NS
+    // questions of the zones started at once (5), never more.
+    const times = sent.map((s) => s.t);
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(2500);
+    expect(maxPerSecond(times)).toBeLessThanOrEqual(bound(40) + 5);
+  }, 15_000);
+
+  it('waits in arrival order (FIFO) and refuses at once what could not be granted in time', async () => {
+    const scheduler = new BudgetScheduler({ workerQps: 1000, resolverQps: [1000], maxWaitMs: 270, toleranceMs: 0 });
+    const order: number[] = [];
+    const op = { key: 'op', qps: 20 };
+    const grants = await Promise.all(Array.from({ length: 10 }, (_, i) => scheduler.acquire(op).then((g) => (order.push(i), g))));
+    // 270 ms at one per 50 ms: the first 6 fit (0, 50 … 250 ms), the rest are refused without waiting.
+    expect(grants.filter((g) => g.ok).length).toBe(6);
+    expect(grants.slice(6).every((g) => !g.ok && g.budget === 'operator' && g.waitedMs === 0)).toBe(true);
+    // The refused ones answered at once; the granted ones in the order they asked.
+    // (The first was granted at once, before the refusals.)
+    expect(order).toEqual([0, 6, 7, 8, 9, 1, 2, 3, 4, 5]);
+    scheduler.close();
+  });
+});
+
+describe('politeness: resolver and worker budgets', () => {
+  it('spreads queries over the configured resolvers within each one\'s budget, and retries a SERVFAIL on another', async () => {
+    const { sent, resolver } = setup({ defaultQps: 100_000, resolverQps: [40, 40], maxWaitMs: 1200, rcode: (n) => (n.startsWith('fail.') ? 'SERVFAIL' : 'NODATA') });
+    const domains = Array.from({ length: 40 }, (_, i) => `d${i}.test`);
+    for (const d of domains) resolver.hintZone(d, ['ns1.host.test']);
+    await Promise.all(domains.map((d) => scanLike(resolver, d)));
+    for (const i of [0, 1]) {
+      const times = sent.filter((s) => s.upstream === i).map((s) => s.t);
+      expect(times.length).toBeGreaterThan(30);
+      expect(maxPerSecond(times)).toBeLessThanOrEqual(bound(40));
+    }
+    resolver.hintZone('fail.test', ['ns1.host.test']);
+    const before = sent.length;
+    await new Promise((r) => setTimeout(r, 1000));
+    const failed = await resolver.resolve('fail.test', 'MX');
+    expect(failed.rcode).toBe('SERVFAIL');
+    expect(sent.slice(before).map((s) => s.upstream).sort()).toEqual([0, 1]);
+  });
+
+  it('the worker budget caps all operators together', async () => {
+    const { sent, resolver } = setup({ defaultQps: 100_000, workerQps: 50, maxWaitMs: 1000 });
+    const domains = Array.from({ length: 40 }, (_, i) => `w${i}.test`);
+    domains.forEach((d, i) => resolver.hintZone(d, [`ns1.host${i}.test`]));
+    const results = (await Promise.all(domains.map((d) => scanLike(resolver, d)))).flat();
+    expect(maxPerSecond(sent.map((s) => s.t))).toBeLessThanOrEqual(bound(50));
+    expect(results.some((r) => r.rcode === 'TIMEOUT' && /worker budget/.test(r.error ?? ''))).toBe(true);
+  });
+
+  it('shared by two replicas, each takes half of an operator\'s budget', async () => {
+    const { sent, resolver, scheduler } = setup({ defaultQps: 40, maxWaitMs: 900 });
+    scheduler.setShare(2);
+    const domains = Array.from({ length: 20 }, (_, i) => `s${i}.test`);
+    for (const d of domains) resolver.hintZone(d, ['ns1.tinyhost.test']);
+    await Promise.all(domains.map((d) => scanLike(resolver, d)));
+    expect(maxPerSecond(sent.map((s) => s.t))).toBeLessThanOrEqual(bound(20));
+    expect(sent.length).toBeGreaterThanOrEqual(15);
+  });
+});

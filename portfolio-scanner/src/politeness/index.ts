@@ -1,0 +1,116 @@
+// The politeness layer's surface: a resolver for the scan workers with per-operator, per-resolver
+// and per-worker budgets, and the replica heartbeat that divides the shared budgets.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Registry } from 'prom-client';
+import { DnsResolver, serversFromEnv } from '@dv/mailsec';
+import type { Logger, RedisDependency } from '@dv/runtime';
+import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
+import { createPolitenessMetrics } from './metrics.ts';
+import { OperatorBudgets } from './operators.ts';
+import { PoliteResolver } from './polite-resolver.ts';
+import { ReplicaHeartbeat } from './replicas.ts';
+import { BudgetScheduler } from './scheduler.ts';
+
+export { PoliteResolver, type PoliteResolverOptions, type Upstream } from './polite-resolver.ts';
+export { BudgetScheduler, type Grant, type SchedulerOptions } from './scheduler.ts';
+export { OperatorBudgets, zoneOf, nsDomain, type Operator } from './operators.ts';
+export { OPERATOR_TABLE, OTHER_OPERATOR, type OperatorRow } from './operator-table.ts';
+export { ReplicaHeartbeat, REPLICAS_KEY } from './replicas.ts';
+export { createPolitenessMetrics, POLITENESS_METRICS, type PolitenessMetrics } from './metrics.ts';
+
+export interface PolitenessConfig {
+  DNS_SERVERS: string[];
+  DNS_TIMEOUT_MS: number;
+  DNS_RETRIES: number;
+  REDIS_PREFIX: string;
+  PORTFOLIO_DNS_OPERATOR_DEFAULT_QPS: number;
+  PORTFOLIO_DNS_OPERATOR_QPS: Record<string, number>;
+  PORTFOLIO_DNS_RESOLVER_QPS: number;
+  PORTFOLIO_DNS_WORKER_QPS: number;
+  PORTFOLIO_DNS_BUDGET_MAX_WAIT_MS: number;
+  PORTFOLIO_BUDGETS_SHARED: boolean;
+}
+
+export interface ScanResolverHandle {
+  resolver: PoliteResolver;
+  scheduler: BudgetScheduler;
+  /** Live replicas sharing the budgets (1 until the first heartbeat, or when not shared). */
+  replicas(): number;
+  /** Adds a listener for the replica count (the RDAP budgets divide by it too). */
+  onReplicas(listener: (replicas: number) => void): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The resolver the scan workers use: one mailsec DnsResolver per DNS_SERVERS entry (its own
+ * budget; no cache of its own, the politeness layer keeps answers), under the budgets. With
+ * PORTFOLIO_BUDGETS_SHARED and Redis, the operator, resolver and RDAP budgets are divided by the
+ * live replicas.
+ */
+export async function createPoliteScanResolver(
+  config: PolitenessConfig,
+  deps: { registry?: Registry; redis?: RedisDependency['redis']; log?: Logger },
+): Promise<ScanResolverHandle> {
+  const servers = config.DNS_SERVERS.length > 0 ? config.DNS_SERVERS : serversFromEnv({}).map((s) => (s.family === 6 ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`));
+  const upstreamResolvers = servers.map((server) => new DnsResolver({ servers: [server], timeoutMs: config.DNS_TIMEOUT_MS, retries: config.DNS_RETRIES, cacheMaxEntries: 0 }));
+  const d = PORTFOLIO_DEFAULTS;
+  const maxWaitMs = config.PORTFOLIO_DNS_BUDGET_MAX_WAIT_MS;
+  const scheduler = new BudgetScheduler({
+    workerQps: config.PORTFOLIO_DNS_WORKER_QPS,
+    resolverQps: servers.map(() => config.PORTFOLIO_DNS_RESOLVER_QPS),
+    maxWaitMs,
+    toleranceMs: d.dnsBudgetToleranceMs,
+  });
+  const metrics = deps.registry ? createPolitenessMetrics(deps.registry) : undefined;
+  const resolver = new PoliteResolver({
+    upstreams: upstreamResolvers.map((r, i) => ({ name: servers[i] as string, resolver: r })),
+    scheduler,
+    operators: new OperatorBudgets({ defaultQps: config.PORTFOLIO_DNS_OPERATOR_DEFAULT_QPS, overrides: config.PORTFOLIO_DNS_OPERATOR_QPS }),
+    answerCacheMaxEntries: d.dnsAnswerCacheMaxEntries,
+    answerCacheMaxTtlS: d.dnsAnswerCacheMaxTtlS,
+    zoneCacheMaxEntries: d.dnsZoneCacheMaxEntries,
+    zoneCacheMaxTtlS: d.dnsZoneCacheMaxTtlS,
+    zoneFailureTtlS: d.dnsZoneFailureTtlS,
+    maxWaitMs,
+    ...(metrics ? { metrics } : {}),
+  });
+  let replicas = 1;
+  const listeners: ((n: number) => void)[] = [(n) => scheduler.setShare(n), (n) => metrics?.replicas.set(n)];
+  metrics?.replicas.set(1);
+  let heartbeat: ReplicaHeartbeat | undefined;
+  if (config.PORTFOLIO_BUDGETS_SHARED && deps.redis) {
+    let warned = false;
+    heartbeat = new ReplicaHeartbeat(deps.redis, {
+      id: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+      key: `${config.REDIS_PREFIX}budget-replicas`,
+      heartbeatMs: d.dnsWorkerHeartbeatMs,
+      ttlMs: d.dnsWorkerHeartbeatTtlMs,
+      onCount: (n) => {
+        warned = false;
+        if (n === replicas) return;
+        replicas = n;
+        for (const l of listeners) l(n);
+      },
+      onError: (err) => {
+        if (!warned) deps.log?.warn({ err: err.message }, 'budget heartbeat failed; keeping the last replica count');
+        warned = true;
+      },
+    });
+    await heartbeat.start();
+  }
+  return {
+    resolver,
+    scheduler,
+    replicas: () => replicas,
+    onReplicas: (l) => {
+      listeners.push(l);
+      l(replicas);
+    },
+    close: async () => {
+      await heartbeat?.stop();
+      scheduler.close();
+      for (const r of upstreamResolvers) r.close();
+    },
+  };
+}

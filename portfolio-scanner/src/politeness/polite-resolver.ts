@@ -1,0 +1,142 @@
+// The resolver the scan engine uses: same interface as mailsec's (scanDomain and SharedDnsCache
+// take any Resolver), but each query first waits for its budgets (scheduler.ts): the operator of
+// the zone it falls in, the worker's, and a configured resolver's. Answers are kept here for their
+// TTL, so a question asked twice (a scan's TXT and its SPF analysis) is neither sent nor charged
+// twice; the upstream resolvers need no cache of their own.
+//
+// A zone's operator is learned once from its NS answer (which the scan's own NS question then reuses)
+// and remembered for the NS TTL. A query the budgets would hold past maxWaitMs comes back as
+// TIMEOUT, so scanDomain reports the fields it supports as unconfirmed, never as empty.
+import { isDnsFailure, type Rcode, type Resolver, type ResolveResult, type RrType } from '@dv/mailsec';
+import type { PolitenessMetrics } from './metrics.ts';
+import { nsDomain, zoneOf, type Operator, type OperatorBudgets } from './operators.ts';
+import type { BudgetScheduler } from './scheduler.ts';
+import { TtlLru } from './ttl-lru.ts';
+
+export interface Upstream {
+  /** `host:port`, for logs. */
+  name: string;
+  resolver: Resolver;
+}
+
+export interface PoliteResolverOptions {
+  /** One per DNS_SERVERS entry, in the scheduler's resolver order. */
+  upstreams: readonly Upstream[];
+  scheduler: BudgetScheduler;
+  operators: OperatorBudgets;
+  answerCacheMaxEntries: number;
+  answerCacheMaxTtlS: number;
+  zoneCacheMaxEntries: number;
+  zoneCacheMaxTtlS: number;
+  zoneFailureTtlS: number;
+  maxWaitMs: number;
+  metrics?: PolitenessMetrics;
+  nowMs?: () => number;
+}
+
+/** Worth asking another resolver: the failure may be that resolver's (mailsec's DnsResolver does the same). */
+const RETRY_ELSEWHERE = new Set<Rcode>(['SERVFAIL', 'REFUSED', 'TIMEOUT', 'ERROR']);
+
+export class PoliteResolver implements Resolver {
+  readonly #o: PoliteResolverOptions;
+  readonly #answers: TtlLru<ResolveResult>;
+  readonly #zones: TtlLru<Operator>;
+  readonly #inflight = new Map<string, Promise<ResolveResult>>();
+
+  constructor(options: PoliteResolverOptions) {
+    if (options.upstreams.length === 0) throw new Error('no upstream resolvers');
+    this.#o = options;
+    this.#answers = new TtlLru(options.answerCacheMaxEntries, options.nowMs);
+    this.#zones = new TtlLru(options.zoneCacheMaxEntries, options.nowMs);
+  }
+
+  async resolve<T extends RrType>(name: string, type: T): Promise<ResolveResult<T>> {
+    const qname = name.toLowerCase().replace(/\.$/, '');
+    const key = `${qname}|${type}`;
+    const hit = this.#answers.get(key);
+    if (hit) return { ...hit.value, answers: [...hit.value.answers], cnames: [...hit.value.cnames], ttl: hit.remainingS, fromCache: true } as unknown as ResolveResult<T>;
+    let work = this.#inflight.get(key);
+    if (!work) {
+      work = this.#lookup(name, qname, type).finally(() => this.#inflight.delete(key));
+      this.#inflight.set(key, work);
+    }
+    const result = await work;
+    return { ...result, answers: [...result.answers], cnames: [...result.cnames] } as unknown as ResolveResult<T>;
+  }
+
+  /** The operator a name is charged to (learning its zone's NS when not known). */
+  async operatorOf(name: string): Promise<Operator> {
+    const zone = zoneOf(name.toLowerCase().replace(/\.$/, ''));
+    const known = this.#zones.get(zone);
+    if (known) return known.value;
+    const ns = await this.resolve(zone, 'NS');
+    return this.#zones.get(zone)?.value ?? this.#learn(zone, ns as unknown as ResolveResult);
+  }
+
+  async #lookup(name: string, qname: string, type: RrType): Promise<ResolveResult> {
+    const zone = zoneOf(qname);
+    // A zone's own NS question is how its operator is learned. Unless a hint or an earlier answer
+    // named the operator, it is sent on the worker's and a resolver's budget and debited to the
+    // operator once the answer names it: the operator's average stays within its budget, and the
+    // burst is bounded by the new zones of one operator a worker starts at once (see the docs).
+    const ownNs = type === 'NS' && zone === qname;
+    const operator = ownNs ? (this.#zones.get(zone)?.value ?? null) : await this.operatorOf(qname);
+    const result = await this.#send(name, type, operator);
+    if (!isDnsFailure(result.rcode)) this.#answers.set(`${qname}|${type}`, result, Math.min(result.ttl, this.#o.answerCacheMaxTtlS));
+    if (ownNs) {
+      const learned = this.#learn(zone, result);
+      if (operator === null) this.#o.scheduler.debit(learned);
+    }
+    return result;
+  }
+
+  /**
+   * Names a zone's name servers before it is scanned (a rescan knows them from the stored `ns`),
+   * so even its first question is charged to the right operator. The scan's own NS answer replaces it.
+   */
+  hintZone(domain: string, nsHosts: readonly string[]): void {
+    const zone = zoneOf(domain.toLowerCase().replace(/\.$/, ''));
+    const ns = nsDomain(nsHosts);
+    if (ns && !this.#zones.get(zone)) this.#zones.set(zone, this.#o.operators.forNsDomain(ns), this.#o.zoneCacheMaxTtlS);
+  }
+
+  async #send(name: string, type: RrType, operator: Operator | null): Promise<ResolveResult> {
+    const tried = new Set<number>();
+    let result: ResolveResult | undefined;
+    while (tried.size < this.#o.upstreams.length) {
+      const grant = await this.#o.scheduler.acquire(operator, tried);
+      if (!grant.ok) {
+        this.#o.metrics?.budgetTimeouts.inc({ budget: grant.budget });
+        // An earlier attempt's own failure says more than the budget's.
+        return (
+          result ?? {
+            name,
+            type,
+            rcode: 'TIMEOUT',
+            answers: [],
+            cnames: [],
+            authenticated: false,
+            ttl: 0,
+            fromCache: false,
+            error: `DNS budget: no ${grant.budget === 'operator' ? `${operator?.label ?? ''} operator ` : 'worker '}budget within ${this.#o.maxWaitMs} ms`,
+          }
+        );
+      }
+      tried.add(grant.resolver);
+      result = await (this.#o.upstreams[grant.resolver] as Upstream).resolver.resolve(name, type);
+      this.#o.metrics?.queries.inc({ rcode: result.rcode, operator: operator?.label ?? 'other' });
+      if (!RETRY_ELSEWHERE.has(result.rcode)) break;
+    }
+    return result as ResolveResult;
+  }
+
+  /** Remembers the zone's operator from its NS answer; a failed answer is retried after a short while. */
+  #learn(zone: string, ns: ResolveResult): Operator {
+    const hosts = ns.rcode === 'NOERROR' ? ns.answers.flatMap((a) => (a.type === 'NS' ? [a.host] : [])) : [];
+    const domain = nsDomain(hosts);
+    const operator = domain ? this.#o.operators.forNsDomain(domain) : this.#o.operators.forUnknownZone(zone);
+    const ttlS = isDnsFailure(ns.rcode) ? this.#o.zoneFailureTtlS : Math.min(Math.max(ns.ttl, this.#o.zoneFailureTtlS), this.#o.zoneCacheMaxTtlS);
+    this.#zones.set(zone, operator, ttlS);
+    return operator;
+  }
+}
