@@ -133,7 +133,10 @@ export class Planner {
     await Promise.all(
       toPublish.map(async (msg) => {
         try {
-          const ack = await this.publisher.publish(SCAN_SUBJECTS.rescan, JSON.stringify(msg), { msgID: scanMessageId(msg.domain, msg.slot) });
+          // A republish follows a message known to be gone: an id of its own, or JetStream would
+          // drop it as a duplicate while the first id is inside the duplicate window.
+          const id = msg.reason === 'republish' ? `${scanMessageId(msg.domain, msg.slot)}:r${now.getTime()}` : scanMessageId(msg.domain, msg.slot);
+          const ack = await this.publisher.publish(SCAN_SUBJECTS.rescan, JSON.stringify(msg), { msgID: id });
           // A duplicate (the API's priority request for this slot) answers with that message's sequence.
           seqs.push({ updateOne: { filter: { _id: msg.domain, planned_slot: msg.slot }, update: { $set: { planned_seq: ack.seq } } } });
           if (msg.reason === 'republish') result.republished++;

@@ -3,10 +3,12 @@
 // message, crash recovery without duplicate change records, failure backoff and give-up, drain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { Registry } from 'prom-client';
 import { COLLECTIONS, type ChangeDoc, type CorpusDomainDoc, type PortfolioScanMessage } from '@dv/contracts';
 import { addDomains, slotOf, storeScan } from '../store/index.ts';
 import { outcome } from '../store/fixtures.ts';
-import { SCAN_METRICS } from './metrics.ts';
+import { registerQueueGauges, SCAN_METRICS } from './metrics.ts';
+import { readQueueFigures } from './queue.ts';
 import { requestScan } from './request.ts';
 import { oldestMessage, SCAN_SUBJECTS } from './stream.ts';
 import { counterValue, startScanHarness, TEST_ACK_WAIT_MS, TEST_MAX_DELIVER, until, type ScanHarness } from './testing/harness.ts';
@@ -162,5 +164,26 @@ describe('scan workers', () => {
     await until(async () => (await scanCount(stuck)) === 1, 5_000, 'taken by another worker');
     expect(Date.now() - heldAt).toBeLessThan(TEST_ACK_WAIT_MS - 200);
     await b.stop();
+  });
+
+  it('queue gauges: age of the oldest waiting message by priority, and domains overdue by more than 10% of the interval', async () => {
+    expect(await queueEmpty()).toBe(true);
+    const waiting = 'waiting.example.test';
+    await addDomains(h.db, 'acc_gauges', [waiting, 'overdue.example.test'], { intervalS: INTERVAL_S });
+    await corpus().updateOne({ _id: 'overdue.example.test' }, { $set: { next_scan_at: new Date(Date.now() - INTERVAL_S * 1000 * 0.2) } });
+    await requestScan(h.nc, [waiting], { intervalS: INTERVAL_S });
+    await new Promise((r) => setTimeout(r, 1_100));
+    const figures = await readQueueFigures(h.nc, h.db, INTERVAL_S);
+    expect(figures.lagS.priority).toBeGreaterThanOrEqual(1);
+    expect(figures.lagS.priority).toBeLessThan(10);
+    expect(figures.lagS.rescan).toBe(0);
+    // `waiting` is due now (not yet 10% of the interval late); the other is.
+    expect(figures.overdue).toBe(1);
+    const registry = new Registry();
+    registerQueueGauges(registry, () => readQueueFigures(h.nc, h.db, INTERVAL_S), 0);
+    const text = await registry.metrics();
+    expect(text).toMatch(/portfolio_queue_lag_seconds\{priority="priority"\} [1-9]/);
+    expect(text).toContain('portfolio_queue_lag_seconds{priority="rescan"} 0');
+    expect(text).toContain('portfolio_domains_overdue 1');
   });
 });

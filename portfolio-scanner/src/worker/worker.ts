@@ -41,6 +41,7 @@ export interface ScanWorkerDeps {
 
 interface Held {
   msg: JsMsg;
+  priority: ScanPriority;
   /** Answered, or given back at shutdown: nothing more is sent for it. */
   released: boolean;
 }
@@ -61,12 +62,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class ScanWorker {
   private readonly d: ScanWorkerDeps;
   private readonly m: ScanMetrics;
+  /** Messages in hand: scanning, or waiting here for a free place (priority ones first). */
   private readonly held = new Set<Held>();
+  private readonly waiting: Record<ScanPriority, Held[]> = { priority: [], rescan: [] };
   private readonly pulls = new Set<ConsumerMessages>();
   private readonly loops: Promise<void>[] = [];
   private readonly running = new Set<Promise<void>>();
-  /** Places asked for in pull requests still open (so both loops together stay within the concurrency). */
-  private reserved = 0;
+  /** Messages asked for in each loop's open pull request. */
+  private readonly reserved: Record<ScanPriority, number> = { priority: 0, rescan: 0 };
   private stopped = false;
   private keepAlive: NodeJS.Timeout | null = null;
   /** Per consumer, read from the server at start: tests and operators may change them. */
@@ -110,6 +113,13 @@ export class ScanWorker {
     for (const p of this.pulls) p.stop();
     this.wake?.();
     await Promise.all(this.loops);
+    // Not started yet: straight back to the other replicas.
+    for (const h of [...this.waiting.priority, ...this.waiting.rescan]) {
+      this.answer(h, (msg) => msg.nak());
+      this.held.delete(h);
+    }
+    this.waiting.priority.length = 0;
+    this.waiting.rescan.length = 0;
     const drained = Promise.all([...this.running]).then(() => true);
     const inTime = await Promise.race([drained, sleep(drainMs).then(() => false)]);
     if (!inTime) {
@@ -148,9 +158,15 @@ export class ScanWorker {
     }
   }
 
+  /**
+   * Each loop keeps one pull request open for what its limit leaves room for, counting every
+   * message in hand but only its own open request: the priority loop is never blocked by the rescan
+   * loop's long poll. Both may fill at once, so up to 2 x concurrency messages can be in hand;
+   * scans never run more than `concurrency` at once (pump), the rest wait here, priority first.
+   */
   private async loop(priority: ScanPriority, consumer: Consumer, limit: number): Promise<void> {
     while (!this.stopped) {
-      const room = limit - this.held.size - this.reserved;
+      const room = limit - this.held.size - this.reserved[priority];
       if (room <= 0) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;
@@ -158,7 +174,7 @@ export class ScanWorker {
         });
         continue;
       }
-      this.reserved += room;
+      this.reserved[priority] += room;
       let received = 0;
       try {
         const msgs = await consumer.fetch({ max_messages: room, expires: this.d.pullExpiresMs ?? 1_000 });
@@ -166,7 +182,7 @@ export class ScanWorker {
         try {
           for await (const msg of msgs) {
             received++;
-            this.reserved--;
+            this.reserved[priority]--;
             if (this.stopped) {
               // Pulled after stop began: give it straight back.
               msg.nak();
@@ -183,20 +199,31 @@ export class ScanWorker {
         this.d.log.warn({ err: (err as Error).message, priority }, 'scan pull failed; retrying');
         await sleep(500);
       } finally {
-        this.reserved -= room - received;
+        this.reserved[priority] -= room - received;
       }
     }
   }
 
   private begin(msg: JsMsg, priority: ScanPriority): void {
-    const h: Held = { msg, released: false };
+    const h: Held = { msg, priority, released: false };
     this.held.add(h);
-    const run = this.handle(h, priority).finally(() => {
-      this.held.delete(h);
-      this.running.delete(run);
-      this.wake?.();
-    });
-    this.running.add(run);
+    this.waiting[priority].push(h);
+    this.pump();
+  }
+
+  /** Starts waiting scans while places are free, priority first. */
+  private pump(): void {
+    while (this.running.size < this.d.config.PORTFOLIO_SCAN_CONCURRENCY && !this.stopped) {
+      const h = this.waiting.priority.shift() ?? this.waiting.rescan.shift();
+      if (!h) return;
+      const run: Promise<void> = this.handle(h, h.priority).finally(() => {
+        this.held.delete(h);
+        this.running.delete(run);
+        this.pump();
+        this.wake?.();
+      });
+      this.running.add(run);
+    }
   }
 
   private async handle(h: Held, priority: ScanPriority): Promise<void> {

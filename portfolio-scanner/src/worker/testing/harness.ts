@@ -56,7 +56,7 @@ export interface ScanHarness {
   redisUrl: string;
   redisPrefix: string;
   startWorker(opts?: { config?: Partial<ScanWorkerConfig>; scanDomain?: ScanWorkerDeps['scanDomain']; storeScan?: ScanWorkerDeps['storeScan'] }): Promise<RunningWorker>;
-  startPlanner(config?: Partial<PlannerConfig>): Promise<{ planner: Planner; stop(): Promise<void>; kill(): void }>;
+  startPlanner(config?: Partial<PlannerConfig>, opts?: { start?: boolean }): Promise<{ planner: Planner; stop(): Promise<void>; kill(): void }>;
   stop(): Promise<void>;
 }
 
@@ -121,7 +121,7 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
       cleanups.push(() => running.kill());
       return running;
     },
-    async startPlanner(config = {}) {
+    async startPlanner(config = {}, opts = {}) {
       const own = await connect({ servers: natsUrl });
       const redis = new Redis(shared.REDIS_URL as string);
       const planner = new Planner({
@@ -140,7 +140,7 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
           ...config,
         },
       });
-      planner.start();
+      if (opts.start !== false) planner.start();
       let done = false;
       const close = async () => {
         await own.close().catch(() => undefined);

@@ -1,0 +1,114 @@
+// The rescan planner against real NATS, Redis, MongoDB and the simulated DNS world: the lease
+// passes to another replica when its holder dies; with PORTFOLIO_RESCAN_INTERVAL_S=20 every
+// monitored domain is rescanned once per slot, near its due time, over two intervals (while the
+// planner replica holding the lease is killed halfway); a lost message is published again, a
+// queued one is not.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { COLLECTIONS, type CorpusDomainDoc } from '@dv/contracts';
+import { addDomains, slotOf, storeScan } from '../store/index.ts';
+import { PORTFOLIO_STREAM } from '../worker/stream.ts';
+import { startScanHarness, until, type ScanHarness } from '../worker/testing/harness.ts';
+
+let h: ScanHarness;
+
+beforeAll(async () => {
+  h = await startScanHarness('planner');
+}, 60_000);
+afterAll(async () => {
+  await h?.stop();
+});
+
+const corpus = () => h.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+
+describe('rescan planner', () => {
+  it('one lease holder at a time; a dead holder is replaced after the lease, a stopped one at once', async () => {
+    const prefix = { REDIS_PREFIX: `${h.redisPrefix}lease:`, PORTFOLIO_PLANNER_LEASE_MS: 900 };
+    const a = await h.startPlanner(prefix);
+    const b = await h.startPlanner(prefix);
+    const holder = await until(() => (a.planner.lease.held ? a : b.planner.lease.held ? b : null), 3_000, 'a holder');
+    const other = holder === a ? b : a;
+    expect(other.planner.lease.held).toBe(false);
+    holder.kill();
+    const killedAt = Date.now();
+    let both = false;
+    await until(() => {
+      both ||= holder.planner.lease.held && other.planner.lease.held;
+      return other.planner.lease.held;
+    }, 3_000, 'lease taken over');
+    expect(both).toBe(false);
+    // Not before the dead holder's lease ran out.
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(300);
+    const c = await h.startPlanner(prefix);
+    await other.stop();
+    await until(() => c.planner.lease.held, 800, 'released lease taken at once');
+    await c.stop();
+  });
+
+  it('publishes a lost message again after the grace, and leaves a queued one alone', async () => {
+    const [lost, queued] = ['lost.example.test', 'queued.example.test'];
+    await addDomains(h.db, 'acc_lost', [lost, queued], { intervalS: 86_400 });
+    const p = await h.startPlanner({ REDIS_PREFIX: `${h.redisPrefix}lost:`, PORTFOLIO_PLAN_GRACE_S: 1, PORTFOLIO_PLAN_DELAY_MS: 0 }, { start: false });
+    const t0 = new Date();
+    expect(await p.planner.tick(t0)).toEqual({ published: 2, republished: 0, stillQueued: 0 });
+    // Marked: not published again by the next tick.
+    expect(await p.planner.tick(new Date(t0.getTime() + 100))).toEqual({ published: 0, republished: 0, stillQueued: 0 });
+    const lostDoc = (await corpus().findOne({ _id: lost }))!;
+    expect(lostDoc.planned_slot).toBe(slotOf(lost, t0, 86_400));
+    expect(lostDoc.planned_seq).toBeGreaterThan(0);
+    await (await jetstreamManager(h.nc)).streams.deleteMessage(PORTFOLIO_STREAM, lostDoc.planned_seq!);
+    const later = new Date(t0.getTime() + 1_500);
+    expect(await p.planner.tick(later)).toEqual({ published: 0, republished: 1, stillQueued: 1 });
+    expect((await corpus().findOne({ _id: lost }))!.planned_seq).not.toBe(lostDoc.planned_seq);
+    // A worker stores both once; the planner then leaves them until their next slot.
+    const w = await h.startWorker();
+    await until(async () => (await corpus().countDocuments({ _id: { $in: [lost, queued] }, scan_count: 1 })) === 2, 5_000, 'both scanned');
+    expect(await p.planner.tick(new Date(later.getTime() + 1_500))).toEqual({ published: 0, republished: 0, stillQueued: 0 });
+    await w.stop();
+    await p.stop();
+  });
+
+  it('with a 20 s interval every monitored domain is rescanned once per slot over two intervals, near its due time, while the lease holder dies', async () => {
+    const INTERVAL_S = 20;
+    const domains = ['pf-google.test', 'pf-m365.test', 'pf-mimecast.test', 'pf-proofpoint.test', 'pf-baddmarc.test', 'acme.test', 'senders.test', 'gone-1.example.test', 'gone-2.example.test', 'gone-3.example.test'];
+    const stores: Array<{ domain: string; slot: number; stored: boolean; at: number }> = [];
+    const config = { PORTFOLIO_RESCAN_INTERVAL_S: INTERVAL_S };
+    const recording = {
+      storeScan: async (...args: Parameters<typeof storeScan>) => {
+        const r = await storeScan(...args);
+        stores.push({ domain: args[1], slot: args[2], stored: r.stored, at: Date.now() });
+        return r;
+      },
+    };
+    const workers = [await h.startWorker({ config, ...recording }), await h.startWorker({ config, ...recording })];
+    const plannerConfig = { REDIS_PREFIX: `${h.redisPrefix}rescan:`, PORTFOLIO_RESCAN_INTERVAL_S: INTERVAL_S, PORTFOLIO_PLAN_DELAY_MS: 300 };
+    const planners = [await h.startPlanner(plannerConfig), await h.startPlanner(plannerConfig)];
+    const t0 = Date.now();
+    // Added without a priority request: the planner alone publishes them.
+    await addDomains(h.db, 'acc_rescan', domains, { intervalS: INTERVAL_S });
+    await addDomains(h.db, 'acc_rescan_2', domains.slice(0, 3), { intervalS: INTERVAL_S });
+
+    await new Promise((r) => setTimeout(r, INTERVAL_S * 1000));
+    const holder = planners.find((p) => p.planner.lease.held);
+    expect(holder).toBeDefined();
+    holder!.kill();
+    await new Promise((r) => setTimeout(r, INTERVAL_S * 1000 + 2_500));
+    const tEnd = Date.now();
+    await Promise.all(workers.map((w) => w.stop()));
+
+    // Due times in the window that must have been scanned: the first (at the add) and every due time up to tEnd less a margin.
+    const MARGIN_MS = 4_500;
+    for (const domain of domains) {
+      const mine = stores.filter((s) => s.domain === domain && s.stored);
+      const slots = mine.map((s) => s.slot);
+      expect(new Set(slots).size, `${domain}: one store per slot`).toBe(slots.length);
+      const first = slotOf(domain, new Date(t0), INTERVAL_S);
+      const expected = [first];
+      for (let s = first + INTERVAL_S * 1000; s <= tEnd - MARGIN_MS; s += INTERVAL_S * 1000) expected.push(s);
+      expect(slots.slice(0, expected.length), domain).toEqual(expected);
+      expect(slots.length - expected.length, `${domain}: no slot beyond the window`).toBeLessThanOrEqual(1);
+      for (const s of mine.slice(1)) expect(s.at - s.slot, `${domain} slot ${s.slot} scanned late`).toBeLessThan(MARGIN_MS);
+      expect((await corpus().findOne({ _id: domain }))?.scan_count).toBe(mine.length);
+    }
+  }, 60_000);
+});
