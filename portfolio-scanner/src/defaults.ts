@@ -85,6 +85,8 @@ export const PORTFOLIO_DEFAULTS = {
   // Registration data (src/registration).
   /** Requests per second to one RDAP server (design.md 6: RDAP servers rate-limit hard). */
   rdapServerQps: 1,
+  /** Longest a lookup waits for its RDAP server's budget; beyond it the domain is put off until then. */
+  rdapMaxWaitMs: 30_000,
   /** Back-off after a 429 without Retry-After. */
   rdapDefaultBackoffS: 60,
   /** Longest back-off honoured from a Retry-After header (a broken header must not park a server for days). */

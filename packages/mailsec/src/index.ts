@@ -30,6 +30,7 @@ export { checkBlacklists, queryDnsbl, interpretDnsblAnswer, blacklistSubjects, t
 export { DNSBL_ZONES, SPAMHAUS_ZEN_CODES, type DnsblZone, type DnsblCode } from './dnsbl/zones.ts';
 export { lookupWhois, type WhoisDeps, type WhoisLookup, type WhoisAttempt } from './whois/lookup.ts';
 export { RdapBootstrap } from './whois/bootstrap.ts';
+export { fetchJson, type FetchLimits, type FetchOptions, type FetchOutcome } from './whois/http.ts';
 export { WHOIS_SERVERS, type WhoisServer } from './whois/servers.ts';
 export { parseWhoisText } from './whois/parse.ts';
 export { normalizeRdapDomain, normalizeRdapIp, type NetworkData, type RegistrationData } from './whois/rdap.ts';

@@ -13,7 +13,10 @@ export interface FetchOptions extends FetchLimits {
   maxRedirects: number;
 }
 
-export type FetchOutcome = { ok: true; status: number; url: string; body: unknown } | { ok: false; status?: number; url: string; error: string; body?: unknown };
+export type FetchOutcome =
+  | { ok: true; status: number; url: string; body: unknown }
+  // retryAfter: the Retry-After header of an HTTP error answer as sent (RFC 9110 10.2.3), so a caller can back off (429, 503).
+  | { ok: false; status?: number; url: string; error: string; body?: unknown; retryAfter?: string };
 
 export async function fetchJson(url: string, options: FetchOptions): Promise<FetchOutcome> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
@@ -39,15 +42,17 @@ export async function fetchJson(url: string, options: FetchOptions): Promise<Fet
       current = new URL(res.headers.get('location') as string, parsed).href;
       continue;
     }
+    const retry = res.ok ? null : res.headers.get('retry-after');
+    const retryAfter = retry === null ? {} : { retryAfter: retry };
     const text = await readCapped(res, options.maxBytes, deadline);
-    if (text === null) return { ok: false, status: res.status, url: current, error: deadline.aborted ? `no answer within ${options.timeoutMs} ms` : `answer larger than ${options.maxBytes} bytes` };
+    if (text === null) return { ok: false, status: res.status, url: current, error: deadline.aborted ? `no answer within ${options.timeoutMs} ms` : `answer larger than ${options.maxBytes} bytes`, ...retryAfter };
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return { ok: false, status: res.status, url: current, error: 'answer is not JSON' };
+      return { ok: false, status: res.status, url: current, error: 'answer is not JSON', ...retryAfter };
     }
-    if (!res.ok) return { ok: false, status: res.status, url: current, error: `HTTP ${res.status}`, body };
+    if (!res.ok) return { ok: false, status: res.status, url: current, error: `HTTP ${res.status}`, body, ...retryAfter };
     return { ok: true, status: res.status, url: current, body };
   }
   return { ok: false, url: current, error: `more than ${options.maxRedirects} redirects` };

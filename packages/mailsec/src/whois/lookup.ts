@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import { isDnsFailure, type Resolver } from '../resolver/types.ts';
 import { organizationalDomain } from '../target.ts';
 import type { RdapBootstrap } from './bootstrap.ts';
-import { fetchJson, type FetchLimits } from './http.ts';
+import { fetchJson, type FetchLimits, type FetchOptions, type FetchOutcome } from './http.ts';
 import { parseWhoisText } from './parse.ts';
 import { whoisExchange } from './port43.ts';
 import { normalizeRdapDomain, normalizeRdapIp, type NetworkData, type RegistrationData } from './rdap.ts';
@@ -41,6 +41,12 @@ export interface WhoisDeps {
   whoisPort: number;
   rdap: FetchLimits & { maxRedirects: number };
   whois: FetchLimits;
+  /**
+   * Every RDAP request goes through this (default: fetchJson). The portfolio scanner passes one
+   * that keeps a rate budget per RDAP server and backs off a server that answered 429; it may
+   * throw to end the lookup without falling back to port 43.
+   */
+  rdapFetch?: (url: string, options: FetchOptions) => Promise<FetchOutcome>;
 }
 
 const RAW_CHARS = 8000;
@@ -51,7 +57,7 @@ export async function lookupWhois(target: { kind: 'domain'; domain: string } | {
   const result: WhoisLookup = { target: target.domain, kind: 'domain', query, source: null, server: null, registered: null, attempts: [] };
   for (const base of await deps.bootstrap.domainBaseUrls(query)) {
     const url = new URL(`domain/${encodeURIComponent(query)}`, base).href;
-    const res = await fetchJson(url, { ...deps.rdap, allowedHosts: deps.bootstrap.allowedHosts() });
+    const res = await (deps.rdapFetch ?? fetchJson)(url, { ...deps.rdap, allowedHosts: deps.bootstrap.allowedHosts() });
     if (res.ok) {
       result.attempts.push({ source: 'rdap', server: url, outcome: 'found' });
       return { ...result, source: 'rdap', server: res.url, registered: true, registration: normalizeRdapDomain(res.body) };
@@ -71,7 +77,7 @@ async function lookupIp(ip: string, deps: WhoisDeps): Promise<WhoisLookup> {
   if (bases.length === 0) return { ...result, error: 'no RDAP service covers this address' };
   for (const base of bases) {
     const url = new URL(`ip/${encodeURIComponent(ip)}`, base).href;
-    const res = await fetchJson(url, { ...deps.rdap, allowedHosts: deps.bootstrap.allowedHosts() });
+    const res = await (deps.rdapFetch ?? fetchJson)(url, { ...deps.rdap, allowedHosts: deps.bootstrap.allowedHosts() });
     if (res.ok) {
       result.attempts.push({ source: 'rdap', server: url, outcome: 'found' });
       return { ...result, source: 'rdap', server: res.url, registered: true, network: normalizeRdapIp(res.body) };
