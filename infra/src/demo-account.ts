@@ -2,6 +2,8 @@ import type { Db } from 'mongodb';
 import { ALL_COLLECTIONS } from '@dv/contracts';
 import { createAccount, createApiKey, findAccountByEmail, listApiKeys, revokeApiKey } from '@dv/accounts';
 import { ensureCollections } from '@dv/runtime';
+import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
+import { addDomains } from '../../portfolio-scanner/src/store/domains.ts';
 
 /**
  * Creates every collection and index once, before any service starts. Services apply the same
@@ -33,4 +35,17 @@ export async function ensureDemoAccount(db: Db): Promise<DemoKeys> {
   const live = await createApiKey(db, account._id, 'demo-live', 'live');
   const sandbox = await createApiKey(db, account._id, 'demo-sandbox', 'sandbox');
   return { accountId: account._id, live: live.key, sandbox: sandbox.key };
+}
+
+/** Domains of the default simulated world (infra/worlds/default.json) the demo account monitors. */
+export const DEMO_PORTFOLIO_DOMAINS = ['acme.test', 'catchall.test', 'fallback.test', 'nullmx.test', 'aonly.test', 'servfail.test'] as const;
+
+/**
+ * `npm run demo`: puts a few world domains in the demo account's portfolio. A domain new to the
+ * portfolio is due at once, so the scanner's planner publishes it within seconds and its first scan
+ * lands in `portfolio_corpus`. Returns how many were new (0 on a restart: they are kept).
+ */
+export async function ensureDemoPortfolio(db: Db, accountId: string, intervalS = Number(process.env.PORTFOLIO_RESCAN_INTERVAL_S ?? PORTFOLIO_DEFAULTS.rescanIntervalS)): Promise<number> {
+  const { domains } = await addDomains(db, accountId, DEMO_PORTFOLIO_DOMAINS, { intervalS });
+  return domains.filter((d) => d.outcome !== 'existing').length;
 }

@@ -4,7 +4,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { applySchema, ensureDemoAccount } from '../demo-account.ts';
+import { applySchema, DEMO_PORTFOLIO_DOMAINS, ensureDemoAccount, ensureDemoPortfolio } from '../demo-account.ts';
 import { DEFAULT_PORTS, SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
 import { REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';
 import { demoWorldSummary, startDemoWorld, type DemoWorld } from './demo-world.ts';
@@ -66,6 +66,8 @@ try {
     services.push(await startServiceProcess(name, { env: { ...env, ...own }, port: portFor(name), logDir: join(localDir, 'logs'), detachedPidDir: stack.dataDir }));
   }
   const keys = await ensureDemoAccount(db);
+  // The scanner (role both) scans the simulated world's domains; on the real internet nothing is added.
+  const portfolioAdded = world ? await ensureDemoPortfolio(db, keys.accountId) : null;
   await client.close();
 
   const url = (name: ServiceName) => services.find((s) => s.name === name)?.url ?? '';
@@ -82,6 +84,11 @@ try {
   say('Try:');
   for (const line of firstCurls(summary, keys, demo)) say(`  ${line}`);
   if (world) for (const line of demoWorldSummary()) say(line);
+  if (portfolioAdded !== null) {
+    say('');
+    say(`Portfolio: the demo account monitors ${DEMO_PORTFOLIO_DOMAINS.join(', ')} (${portfolioAdded} added now);`);
+    say('  their first scans land in MongoDB (portfolio_corpus) within seconds, rescans every PORTFOLIO_RESCAN_INTERVAL_S.');
+  }
   say('');
   say('Keys and URLs are also in .local/demo.json; logs in .local/logs. Ctrl-C stops everything.');
 } catch (err) {

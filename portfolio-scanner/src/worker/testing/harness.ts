@@ -55,6 +55,10 @@ export interface ScanHarness {
   world: WorldHandle;
   redisUrl: string;
   redisPrefix: string;
+  /** NATS/Redis/MongoDB/DNS settings for a scanner process of this file. */
+  env: Record<string, string>;
+  /** Where processes of this file write their logs (removed with the harness). */
+  logDir: string;
   startWorker(opts?: { config?: Partial<ScanWorkerConfig>; scanDomain?: ScanWorkerDeps['scanDomain']; storeScan?: ScanWorkerDeps['storeScan'] }): Promise<RunningWorker>;
   startPlanner(config?: Partial<PlannerConfig>, opts?: { start?: boolean }): Promise<{ planner: Planner; stop(): Promise<void>; kill(): void }>;
   stop(): Promise<void>;
@@ -83,6 +87,8 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
     world,
     redisUrl: shared.REDIS_URL as string,
     redisPrefix,
+    logDir: join(dataDir, 'logs'),
+    env: { NATS_URL: natsUrl, REDIS_URL: shared.REDIS_URL as string, MONGODB_URL: shared.MONGODB_URL as string, MONGODB_DB: mongo.db.databaseName, REDIS_PREFIX: redisPrefix, DNS_SERVERS: world.dns.server },
     async startWorker(opts = {}) {
       const own = await connect({ servers: natsUrl });
       const resolver = new DnsResolver({ servers: world.dns.server, timeoutMs: 300, retries: 0 });

@@ -1,0 +1,39 @@
+// The scanner as a process (main.ts): role `worker` runs the planner and the workers, so a domain
+// added to a portfolio is scanned with no request; /metrics carries the scan and queue metrics;
+// SIGTERM drains and exits 0. Role `api` scans nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECTIONS, type CorpusDomainDoc } from '@dv/contracts';
+import { startServiceProcess } from '../../infra/src/services.ts';
+import { addDomains } from './store/index.ts';
+import { startScanHarness, until, type ScanHarness } from './worker/testing/harness.ts';
+
+let h: ScanHarness;
+
+beforeAll(async () => {
+  h = await startScanHarness('main');
+}, 60_000);
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('portfolio-scanner process', () => {
+  it('role api scans nothing; role worker plans and scans a domain just added, reports its metrics and drains on SIGTERM', async () => {
+    const env = { ...h.env, LOG_LEVEL: 'warn', PORTFOLIO_PLAN_TICK_MS: '200', PORTFOLIO_PLAN_DELAY_MS: '0', PORTFOLIO_PLANNER_LEASE_MS: '1000' };
+    const logDir = h.logDir;
+    const corpus = h.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+    const api = await startServiceProcess('portfolio-scanner', { env: { ...env, PORTFOLIO_ROLE: 'api' }, logDir });
+    await addDomains(h.db, 'acc_proc', ['acme.test'], { intervalS: 86_400 });
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await corpus.findOne({ _id: 'acme.test' }))?.scan_count).toBe(0);
+    expect(await (await fetch(`${api.url}/metrics`)).text()).toContain('portfolio_domains_overdue');
+    expect(await api.stop(5_000)).toBe(0);
+
+    const worker = await startServiceProcess('portfolio-scanner', { env: { ...env, PORTFOLIO_ROLE: 'worker' }, logDir });
+    await until(async () => (await corpus.findOne({ _id: 'acme.test' }))?.scan_count === 1, 15_000, 'scanned by the process');
+    const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+    expect(metrics).toMatch(/portfolio_scans_total\{[^}]*outcome="stored"[^}]*\} 1/);
+    expect(metrics).toContain('portfolio_scan_duration_seconds_count');
+    expect(metrics).toContain('portfolio_queue_lag_seconds{');
+    expect(await worker.stop(8_000)).toBe(0);
+  }, 60_000);
+});
