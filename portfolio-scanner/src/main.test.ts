@@ -18,7 +18,7 @@ afterAll(async () => {
 
 describe('portfolio-scanner process', () => {
   it('role api scans nothing; role worker plans and scans a domain just added, reports its metrics and drains on SIGTERM', async () => {
-    const env = { ...h.env, LOG_LEVEL: 'warn', PORTFOLIO_PLAN_TICK_MS: '200', PORTFOLIO_PLAN_DELAY_MS: '0', PORTFOLIO_PLANNER_LEASE_MS: '1000' };
+    const env = { ...h.env, LOG_LEVEL: 'warn', PORTFOLIO_PLAN_TICK_MS: '200', PORTFOLIO_PLAN_DELAY_MS: '0', PORTFOLIO_PLANNER_LEASE_MS: '1000', PORTFOLIO_DNS_OPERATOR_DEFAULT_QPS: '2000' };
     const logDir = h.logDir;
     const corpus = h.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
     const api = await startServiceProcess('portfolio-scanner', { env: { ...env, PORTFOLIO_ROLE: 'api' }, logDir });

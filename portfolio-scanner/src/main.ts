@@ -1,20 +1,19 @@
 // The portfolio scanner process. PORTFOLIO_ROLE decides what runs: `api` (HTTP only; the portfolio
 // API mounts here), `worker` (scan workers and the rescan planner) or `both` (local use).
 // docs/portfolio-scanner.md "Workers and planner".
-import type { Resolver } from '@dv/mailsec';
 import { runService } from '@dv/runtime';
 import { portfolioConfigSchema } from './config.ts';
 import { PORTFOLIO_DEFAULTS } from './defaults.ts';
 import { openGeoFromConfig, type GeoReader } from './geo/index.ts';
 import { Planner } from './planner/index.ts';
+import { createPoliteScanResolver, type ScanResolverHandle } from './politeness/index.ts';
 import { SharedDnsCache } from './scan/index.ts';
 import { readQueueFigures, registerQueueGauges, ScanWorker } from './worker/index.ts';
-import { createScanResolver } from './worker/resolver.ts';
 
 let worker: ScanWorker | undefined;
 let planner: Planner | undefined;
 let geo: GeoReader | undefined;
-let resolver: (Resolver & { close(): void }) | undefined;
+let dns: ScanResolverHandle | undefined;
 
 await runService({
   name: 'portfolio-scanner',
@@ -28,9 +27,10 @@ await runService({
     if (config.PORTFOLIO_ROLE === 'api') return;
 
     geo = await openGeoFromConfig(config, { registry, log });
-    resolver = createScanResolver(config);
+    // DNS_SERVERS under the per-operator, per-resolver and per-worker budgets (src/politeness).
+    dns = await createPoliteScanResolver(config, { registry, redis: redis!.redis, log });
     const shared = new SharedDnsCache({ maxEntries: PORTFOLIO_DEFAULTS.sharedDnsCacheMaxEntries, maxTtlS: PORTFOLIO_DEFAULTS.sharedDnsCacheMaxTtlS });
-    worker = new ScanWorker({ nc, db, log, registry, config, scanDeps: { resolver, geo, shared }, pullExpiresMs: PORTFOLIO_DEFAULTS.scanPullExpiresMs });
+    worker = new ScanWorker({ nc, db, log, registry, config, scanDeps: { resolver: dns.resolver, geo, shared }, pullExpiresMs: PORTFOLIO_DEFAULTS.scanPullExpiresMs });
     await worker.start();
     planner = new Planner({ nc, db, redis: redis!.redis, log, config });
     planner.start();
@@ -42,6 +42,6 @@ await runService({
     await planner?.stop();
     await worker?.stop(Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6));
     geo?.close();
-    resolver?.close();
+    await dns?.close();
   },
 });
