@@ -30,8 +30,11 @@ describe('portfolio-scanner process', () => {
 
     const worker = await startServiceProcess('portfolio-scanner', { env: { ...env, PORTFOLIO_ROLE: 'worker' }, logDir });
     await until(async () => (await corpus.findOne({ _id: 'acme.test' }))?.scan_count === 1, 15_000, 'scanned by the process');
-    const metrics = await (await fetch(`${worker.url}/metrics`)).text();
-    expect(metrics).toMatch(/portfolio_scans_total\{[^}]*outcome="stored"[^}]*\} 1/);
+    // Counted just after the store's commit (and the sweep date), so read until it shows.
+    const metrics = await until(async () => {
+      const text = await (await fetch(`${worker.url}/metrics`)).text();
+      return /portfolio_scans_total\{[^}]*outcome="stored"[^}]*\} 1/.test(text) ? text : null;
+    }, 3_000, 'stored scan counted');
     expect(metrics).toContain('portfolio_scan_duration_seconds_count');
     expect(metrics).toContain('portfolio_queue_lag_seconds{');
     expect(await worker.stop(8_000)).toBe(0);
