@@ -22,40 +22,6 @@ export const PORTFOLIO_DEFAULTS = {
   sharedDnsCacheMaxEntries: 50_000,
   /** Longest a shared answer is kept, whatever its TTL. */
   sharedDnsCacheMaxTtlS: 3600,
-  // Process roles, workers and the rescan planner (src/worker, src/planner;
-  // docs/portfolio-scanner.md "Workers and planner").
-  /** PORTFOLIO_ROLE: `both` locally; deployments run `api` and `worker` apart so they scale apart. */
-  role: 'both',
-  /** Prefix of the scanner's Redis keys (the planner lease); replicas of one deployment share it. */
-  redisPrefix: 'dv:portfolio:',
-  /** Resolver timeout per query and extra attempts (a timeout is an unconfirmed field, never a change). */
-  dnsTimeoutMs: 2_000,
-  dnsRetries: 1,
-  /** Seconds between two scans of a monitored domain (design.md 6: 24 h). */
-  rescanIntervalS: 86_400,
-  /** Scans one worker process runs at once (each is ~20-330 DNS queries, mostly waiting). */
-  scanConcurrency: 16,
-  /** Of those, places only priority scans (domains just added) may take, so they never wait behind rescans. */
-  scanPriorityReserve: 1,
-  /** Longest a pull request waits for messages before it is renewed (nats.js minimum 1000). */
-  scanPullExpiresMs: 1_000,
-  /** Backoff of a failed scan: first delay, doubled per delivery, capped. */
-  scanRetryBaseMs: 5_000,
-  scanRetryMaxMs: 300_000,
-  /** Seconds between two full DKIM selector sweeps of a domain (design.md 6: weekly; the first scan sweeps too). */
-  fullDkimSweepIntervalS: 604_800,
-  /** Milliseconds between two planner ticks (the lease holder's query for due domains). */
-  planTickMs: 2_000,
-  /** Due domains one tick publishes at most (a backlog is worked off over ticks, oldest first). */
-  planBatch: 2_000,
-  /** A domain due less than this long ago is left to the priority request the API sent when it was added. */
-  planDelayMs: 3_000,
-  /** Seconds after publishing before the planner checks the message is still queued, and republishes it if not (capped at half the interval). */
-  planGraceS: 600,
-  /** Planner lease in Redis; renewed at a third of it. A dead holder's lease passes on after this long. */
-  plannerLeaseMs: 15_000,
-  /** Queue lag and overdue gauges are recomputed at a scrape at most this often (one count query, two message reads). */
-  queueMetricsMaxAgeMs: 5_000,
   // Politeness toward DNS (src/politeness). Budgets are queries per second.
   /** Budget of an authoritative-server operator the table does not list (design.md 6 reference). */
   dnsOperatorDefaultQps: 50,
@@ -102,4 +68,38 @@ export const PORTFOLIO_DEFAULTS = {
   whoisConcurrency: 8,
   /** How often the runner looks for due registrations when it found none. */
   whoisIdlePollMs: 30_000,
+  // Process roles, workers and the rescan planner (src/worker, src/planner;
+  // docs/portfolio-scanner.md "Workers and planner").
+  /** PORTFOLIO_ROLE: `both` locally; deployments run `api` and `worker` apart so they scale apart. */
+  role: 'both',
+  /** Prefix of the scanner's Redis keys (the planner lease); replicas of one deployment share it. */
+  redisPrefix: 'dv:portfolio:',
+  /** Resolver timeout per query and extra attempts (a timeout is an unconfirmed field, never a change). */
+  dnsTimeoutMs: 2_000,
+  dnsRetries: 1,
+  /** Seconds between two scans of a monitored domain (design.md 6: 24 h). */
+  rescanIntervalS: 86_400,
+  /** Scans one worker process runs at once (each is ~20-330 DNS queries, mostly waiting). */
+  scanConcurrency: 16,
+  /** Of those, places only priority scans (domains just added) may take, so they never wait behind rescans. */
+  scanPriorityReserve: 1,
+  /** Longest a pull request waits for messages before it is renewed (nats.js minimum 1000). */
+  scanPullExpiresMs: 1_000,
+  /** Backoff of a failed scan: first delay, doubled per delivery, capped. */
+  scanRetryBaseMs: 5_000,
+  scanRetryMaxMs: 300_000,
+  /** Seconds between two full DKIM selector sweeps of a domain (design.md 6: weekly; the first scan sweeps too). */
+  fullDkimSweepIntervalS: 604_800,
+  /** Milliseconds between two planner ticks (the lease holder's query for due domains). */
+  planTickMs: 2_000,
+  /** Due domains one tick publishes at most (a backlog is worked off over ticks, oldest first). */
+  planBatch: 2_000,
+  /** A domain due less than this long ago is left to the priority request the API sent when it was added. */
+  planDelayMs: 3_000,
+  /** Seconds after publishing before the planner checks the message is still queued, and republishes it if not (capped at half the interval). */
+  planGraceS: 600,
+  /** Planner lease in Redis; renewed at a third of it. A dead holder's lease passes on after this long. */
+  plannerLeaseMs: 15_000,
+  /** Queue lag and overdue gauges are recomputed at a scrape at most this often (one count query, two message reads). */
+  queueMetricsMaxAgeMs: 5_000,
 } as const;
