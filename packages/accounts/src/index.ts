@@ -1,3 +1,4 @@
 export * from './keys.ts';
 export * from './model.ts';
 export * from './store.ts';
+export * from './portfolio-keys.ts';

@@ -13,7 +13,7 @@ const PREFIX_LEN = 10;
 const SECRET_LEN = 32;
 const KEY_PATTERN = /^(dv_live|dv_test)_([a-z2-9]{10})_([A-Za-z2-9]{32})$/;
 
-function randomString(alphabet: string, length: number): string {
+export function randomString(alphabet: string, length: number): string {
   // Rejection sampling keeps every character uniformly likely.
   const out: string[] = [];
   const limit = 256 - (256 % alphabet.length);

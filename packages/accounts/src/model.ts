@@ -1,4 +1,4 @@
-import type { PlanLimits, PlanName } from '@dv/contracts';
+import type { PlanLimits, PlanName, PortfolioPlanName } from '@dv/contracts';
 import type { KeyMode } from './keys.ts';
 
 export interface Account {
@@ -12,6 +12,8 @@ export interface Account {
   /** Copied from the plan at creation, then adjustable per account. */
   limits: PlanLimits;
   webhook_secret: string;
+  /** Portfolio API plan (PORTFOLIO_PLANS); absent or null: no portfolio API access. */
+  portfolio_plan?: PortfolioPlanName | null;
   created_at: Date;
   updated_at: Date;
 }

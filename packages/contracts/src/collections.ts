@@ -163,6 +163,15 @@ export const COLLECTIONS = {
     // _id is the domain name. The registration-data refresher: lookups due (next_fetch_at passed).
     indexes: [{ key: { next_fetch_at: 1 }, name: 'next_fetch_due' }],
   },
+  portfolioApiKeys: {
+    name: 'portfolio_api_keys',
+    // _id is `<account_id>:<id>`. A presented key is found by its hash (then compared in constant
+    // time); an account's keys are listed and counted (at most 3 active) by account.
+    indexes: [
+      { key: { hash: 1 }, name: 'hash', unique: true },
+      { key: { account_id: 1, id: 1 }, name: 'account_key', unique: true },
+    ],
+  },
 } as const satisfies Record<string, CollectionDef>;
 
 export type CollectionKey = keyof typeof COLLECTIONS;

@@ -30,3 +30,32 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
 
 /** Active API keys an account may hold at once (spec: Authentication item 4). */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 10;
+
+// Portfolio API plans (../shared/specs/domain-portfolio.md "Limits"), apart from the verification
+// plans above: an account holds one of each (Account.portfolio_plan). A plan without API access
+// exists so an account can be on it and be refused (403 api_access_not_included).
+export const PORTFOLIO_PLAN_NAMES = ['business', 'enterprise', 'enterprise_max', 'enterprise_max_premium'] as const;
+export type PortfolioPlanName = (typeof PORTFOLIO_PLAN_NAMES)[number];
+
+export interface PortfolioPlan {
+  name: PortfolioPlanName;
+  /** Shown in errors and the API root. */
+  label: string;
+  apiAccess: boolean;
+  /** Per API key, per minute. */
+  requestsPerMinute: number;
+  /** Per account, per UTC day; calls, not rows. */
+  callsPerDay: number;
+  /** GET /api/v1/domains/ lists the whole active corpus, not only the account's domains. */
+  globalDomainView: boolean;
+}
+
+export const PORTFOLIO_PLANS: Readonly<Record<PortfolioPlanName, PortfolioPlan>> = {
+  business: { name: 'business', label: 'Business', apiAccess: false, requestsPerMinute: 0, callsPerDay: 0, globalDomainView: false },
+  enterprise: { name: 'enterprise', label: 'Enterprise', apiAccess: true, requestsPerMinute: 100, callsPerDay: 10_000, globalDomainView: false },
+  enterprise_max: { name: 'enterprise_max', label: 'Enterprise Max', apiAccess: true, requestsPerMinute: 500, callsPerDay: 50_000, globalDomainView: false },
+  enterprise_max_premium: { name: 'enterprise_max_premium', label: 'Enterprise Max Premium', apiAccess: true, requestsPerMinute: 2_000, callsPerDay: 200_000, globalDomainView: true },
+};
+
+/** Active portfolio API keys an account may hold at once (portfolio spec: Authentication item 2). */
+export const MAX_ACTIVE_PORTFOLIO_KEYS = 3;

@@ -138,6 +138,8 @@ export const changeId = (domain: string, slot: number, field: string) => `${doma
 export const PORTFOLIO_COUNTERS = {
   accountDomains: (accountId: string) => `portfolio_domains:${accountId}`,
   changes: 'portfolio_changes',
+  /** The last portfolio API key id given out in an account. */
+  apiKeys: (accountId: string) => `portfolio_keys:${accountId}`,
 } as const;
 
 /** RFC 7208 section 4.6.4: more DNS-querying mechanisms than this make SPF a permerror. */
@@ -160,4 +162,25 @@ export function accountDomainSummary(result: ScanResult | null, lastChangeAt: Da
     needs_attention: dmarcWeak || spfWeak,
     last_change_at: lastChangeAt,
   };
+}
+
+/**
+ * `portfolio_api_keys`: keys of the portfolio API (`svc_live_…`), apart from the verification API's
+ * `api_keys` so neither service can ever take the other's keys. Only the SHA-256 of the key is stored.
+ */
+export interface PortfolioKeyDoc {
+  /** `<account_id>:<id>`. */
+  _id: string;
+  /** The key's id in the account (counter `portfolio_keys:<account_id>`), used in API paths. */
+  id: number;
+  account_id: string;
+  name: string;
+  /** The first 12 characters of the key (`svc_live_` and 3 more): shown, never enough to use. */
+  key_prefix: string;
+  /** SHA-256 (hex) of the full key; the lookup index. */
+  hash: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  expires_at: Date | null;
 }

@@ -12,3 +12,4 @@ export * from './shutdown.ts';
 export * from './service.ts';
 export * from './js-publisher.ts';
 export * from './auth-attempts.ts';
+export * from './route/index.ts';

@@ -1,0 +1,84 @@
+import type { Express, NextFunction, Request, Response } from 'express';
+import type { z } from 'zod';
+import { expressPath, type HttpRoute, type RouteInput, type RouteReply } from './define.ts';
+import { zodIssues, type InputSource, type ValidationIssue } from './issues.ts';
+
+// Mounts routes on express with the API's own pieces: how a caller is authenticated, how each
+// kind of failure becomes that API's error (thrown, then rendered by its error handler) and how a
+// reply is written. Unknown methods on a known path answer 405 with Allow; unknown paths and
+// every error go through `mountRouteErrors`, whose `render` is the API's error model.
+
+export interface MountOptions<Ctx, Caller> {
+  ctx: Ctx;
+  /** Runs for routes with `auth` not false; throws the API's 401/403/429. */
+  authenticate?: (req: Request, res: Response, route: HttpRoute<Ctx, Caller>) => Promise<Caller>;
+  /** The error thrown for invalid path, query or body input. */
+  invalid: (issues: ValidationIssue[], where: InputSource) => unknown;
+  /** The error thrown for a body that is not JSON (routes with a body). */
+  notJson: () => unknown;
+  /** The error for a method the path does not serve; `allow` is the Allow header value. */
+  methodNotAllowed: (method: string, path: string, allow: string) => unknown;
+  /** Writes a RouteReply in the API's success shape. */
+  send: (res: Response, reply: RouteReply) => void;
+}
+
+function parse<S extends z.ZodType>(schema: S | undefined, value: unknown, where: InputSource, invalid: MountOptions<unknown, unknown>['invalid']): z.output<S> | undefined {
+  if (!schema) return undefined;
+  const input = value ?? (where === 'body' ? undefined : {});
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw invalid(zodIssues(where, result.error, input), where);
+}
+
+export function mountHttpRoutes<Ctx, Caller>(app: Express, routes: readonly HttpRoute<Ctx, Caller>[], opts: MountOptions<Ctx, Caller>): void {
+  const byPath = new Map<string, HttpRoute<Ctx, Caller>[]>();
+  for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
+  for (const [path, defs] of byPath) {
+    // Strict routing: `/api/v1/domains` and `/api/v1/domains/` are one route unless the API says otherwise.
+    const route = app.route(expressPath(path));
+    for (const def of defs) {
+      route[def.method](async (req: Request, res: Response, next: NextFunction) => {
+        try {
+          const caller = def.auth !== false && opts.authenticate ? await opts.authenticate(req, res, def) : undefined;
+          if (def.body && !req.is('application/json') && !req.is('application/*+json')) throw opts.notJson();
+          const input = {
+            params: parse(def.params, req.params, 'path', opts.invalid),
+            query: parse(def.query, req.query, 'query', opts.invalid),
+            body: parse(def.body, req.body, 'body', opts.invalid),
+          };
+          const reply = await def.handle({ ctx: opts.ctx, input: input as RouteInput<z.ZodObject, z.ZodObject, z.ZodType>, caller: caller as Caller, req, res });
+          if (reply && !res.headersSent) opts.send(res, reply);
+        } catch (err) {
+          next(err);
+        }
+      });
+    }
+    const allow = [...new Set(defs.flatMap((d) => (d.method === 'get' ? ['GET', 'HEAD'] : [d.method.toUpperCase()])))].join(', ');
+    route.all((req: Request, _res: Response, next: NextFunction) => {
+      next(opts.methodNotAllowed(req.method, path, allow));
+    });
+  }
+}
+
+export interface RouteErrorOptions {
+  /** Mount path the handlers cover (default: everything after the routes). */
+  prefix?: string;
+  /** The error for a path no route serves. */
+  notFound: (req: Request) => unknown;
+  /** Renders any error (thrown by a route, express's body parser or notFound) in the API's model. */
+  render: (err: unknown, req: Request, res: Response) => void;
+}
+
+/** The API's 404 and error handler; mount after its routes. */
+export function mountRouteErrors(app: Express, opts: RouteErrorOptions): void {
+  const notFound = (req: Request, _res: Response, next: NextFunction) => next(opts.notFound(req));
+  const onError = (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    opts.render(err, req, res);
+  };
+  if (opts.prefix) app.use(opts.prefix, notFound, onError);
+  else app.use(notFound, onError);
+}
