@@ -1,0 +1,121 @@
+// A UDP DNS proxy for the portfolio bench, run as its own process (argv: listen port, upstream
+// port, delay ms, operator map JSON file). No netem in this sandbox (no sch_netem module), so
+// the added latency is here: each answer goes back `delay` ms after its query arrived. Being on
+// the path it also measures what the bench needs: the query stream (name and type, for dnsperf),
+// queries in flight (for dnsperf's concurrency), and queries per second per authoritative-server
+// operator (the politeness check). Controlled over IPC: {phase, capture} starts a phase,
+// {report} ends it and answers with its figures (the capture written to <file>).
+import dgram from 'node:dgram';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { zoneOf } from '../../../portfolio-scanner/src/politeness/operators.ts';
+import type { OperatorMap } from './portfolio-world.ts';
+
+const [listenPort, upstreamPort, delayMs, operatorFile] = process.argv.slice(2).map((a, i) => (i < 3 ? Number(a) : a)) as [number, number, number, string];
+const operators = JSON.parse(readFileSync(operatorFile, 'utf8')) as OperatorMap;
+const TYPES: Record<number, string> = { 1: 'A', 2: 'NS', 5: 'CNAME', 6: 'SOA', 12: 'PTR', 15: 'MX', 16: 'TXT', 28: 'AAAA', 33: 'SRV', 257: 'CAA' };
+const CAPTURE_MAX = 5_000_000;
+
+const front = dgram.createSocket('udp4');
+const back = dgram.createSocket('udp4');
+interface Pending {
+  port: number;
+  address: string;
+  id: number;
+  at: number;
+}
+const pending = new Map<number, Pending>();
+let nextId = 0;
+
+let capture: string[] | null = null;
+let queries = 0;
+let inflightSamples: number[] = [];
+let second = 0;
+let perOp = new Map<string, number>();
+let maxPerOp = new Map<string, number>();
+const rcodes: Record<number, number> = {};
+
+function question(msg: Buffer): { name: string; type: string } | null {
+  let off = 12;
+  const labels: string[] = [];
+  while (off < msg.length) {
+    const len = msg[off]!;
+    if (len === 0) break;
+    labels.push(msg.toString('latin1', off + 1, off + 1 + len));
+    off += len + 1;
+  }
+  if (off + 3 > msg.length) return null;
+  const t = msg.readUInt16BE(off + 1);
+  return { name: labels.join('.').toLowerCase() || '.', type: TYPES[t] ?? `TYPE${t}` };
+}
+
+function count(name: string): void {
+  const s = Math.floor(performance.now() / 1000);
+  if (s !== second) {
+    for (const [k, v] of perOp) if (v > (maxPerOp.get(k) ?? 0)) maxPerOp.set(k, v);
+    perOp = new Map();
+    second = s;
+  }
+  const zone = zoneOf(name);
+  const key = operators[zone]?.key ?? `zone:${zone}`;
+  perOp.set(key, (perOp.get(key) ?? 0) + 1);
+}
+
+front.on('message', (msg, rinfo) => {
+  if (msg.length < 12) return;
+  const q = question(msg);
+  if (q) {
+    queries++;
+    count(q.name);
+    if (capture && capture.length < CAPTURE_MAX) capture.push(`${q.name} ${q.type}`);
+  }
+  const id = nextId;
+  nextId = (nextId + 1) & 0xffff;
+  pending.set(id, { port: rinfo.port, address: rinfo.address, id: msg.readUInt16BE(0), at: performance.now() });
+  msg.writeUInt16BE(id, 0);
+  back.send(msg, upstreamPort, '127.0.0.1');
+});
+
+back.on('message', (msg) => {
+  const id = msg.readUInt16BE(0);
+  const p = pending.get(id);
+  if (!p) return;
+  pending.delete(id);
+  const rcode = msg[3]! & 0x0f;
+  rcodes[rcode] = (rcodes[rcode] ?? 0) + 1;
+  msg.writeUInt16BE(p.id, 0);
+  const wait = p.at + delayMs - performance.now();
+  if (wait <= 0) front.send(msg, p.port, p.address);
+  else setTimeout(() => front.send(msg, p.port, p.address), wait);
+});
+
+// Queries in flight (arrived, answer not yet sent back), sampled every 10 ms: dnsperf replays
+// the stream with as many outstanding queries as the scan kept.
+let sent = 0;
+const origSend = front.send.bind(front);
+(front as unknown as { send: typeof origSend }).send = ((...a: Parameters<typeof origSend>) => {
+  sent++;
+  return origSend(...a);
+}) as typeof origSend;
+setInterval(() => inflightSamples.push(queries - sent), 10).unref();
+
+process.on('message', (m: { phase?: string; capture?: boolean; report?: string }) => {
+  if (m.phase !== undefined) {
+    capture = m.capture ? [] : null;
+    queries = 0;
+    sent = 0;
+    inflightSamples = [];
+    perOp = new Map();
+    maxPerOp = new Map();
+    for (const k of Object.keys(rcodes)) delete rcodes[Number(k)];
+    process.send!({ ok: true });
+  }
+  if (m.report !== undefined) {
+    for (const [k, v] of perOp) if (v > (maxPerOp.get(k) ?? 0)) maxPerOp.set(k, v);
+    if (capture && m.report) writeFileSync(m.report, `${capture.join('\n')}\n`);
+    const sorted = [...inflightSamples].sort((a, b) => a - b);
+    const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+    process.send!({ queries, captured: capture?.length ?? 0, inflightMean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length), inflightP99: at(0.99), inflightMax: sorted.at(-1) ?? 0, maxPerOp: Object.fromEntries(maxPerOp), rcodes: { ...rcodes } });
+  }
+});
+
+front.bind(listenPort, '127.0.0.1', () => back.bind(0, '127.0.0.1', () => process.send!({ ready: true })));

@@ -1,0 +1,298 @@
+// `npm run bench -- portfolio [--domains 100000] [--latency 20] [--seed 1] [--scan-concurrency N] [--keep]`
+// The portfolio scanner at scale (issue 12): generated domains (lib/portfolio-world.ts) served by
+// nsd on loopback, behind a UDP proxy adding `latency` ms per query (lib/udp-delay-proxy.ts: no
+// netem here) that also records the query stream, queries in flight and queries/s per operator.
+// Two worker processes (PORTFOLIO_ROLE=worker) scan the domains a bench account watches: a first
+// full scan (full DKIM sweep), then, with 1% of the zones changed and the workers restarted
+// (fresh caches), a rescan pass. Then, in the same run: dnsperf replaying each pass's own query
+// stream through the proxy at the pass's concurrency (p99 of queries in flight): the DNS
+// ceiling; nsd's own ceiling (dnsperf straight at it); the straightforward scanner
+// (lib/naive-scanner.ts). Headline figures are the rescan pass (the daily work, and the same
+// lookups per domain as the straightforward scanner); first_scan_* the first full scan.
+// Last line: one JSON object. Measured, not asserted.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { promises as dns } from 'node:dns';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COLLECTIONS } from '@dv/contracts';
+import { connectMongo } from '@dv/runtime';
+import { applySchema } from '../../infra/src/demo-account.ts';
+import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
+import { ensureCommand } from '../../infra/src/stack/install.ts';
+import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
+import { findFreePort } from '../../infra/src/world/index.ts';
+import { addDomains } from '../../portfolio-scanner/src/store/domains.ts';
+import { applyChanges, generateDomains, writeNsdFiles } from './lib/portfolio-world.ts';
+import { naiveScan } from './lib/naive-scanner.ts';
+
+const args = new Map<string, string>();
+for (let i = 3; i < process.argv.length; i++) {
+  const name = process.argv[i]!.replace(/^--/, '');
+  const value = process.argv[i + 1];
+  if (value === undefined || value.startsWith('--')) {
+    args.set(name, 'true');
+  } else {
+    args.set(name, value);
+    i++;
+  }
+}
+const N = Number(args.get('domains') ?? 100_000);
+const LATENCY_MS = Number(args.get('latency') ?? 20);
+const SEED = Number(args.get('seed') ?? 1);
+const CHANGED_FRACTION = 0.01;
+const NAIVE_PARALLEL = 64;
+const NAIVE_MAX_S = 30;
+const DNSPERF_S = 10;
+/** A pass that makes no progress for this long is over; what is left is lost. */
+const STALL_S = 120;
+const ACCOUNT = 'acct_bench_portfolio';
+const say = (msg: string) => process.stdout.write(`${msg}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+interface ProxyReport {
+  queries: number;
+  captured: number;
+  inflightMean: number;
+  inflightP99: number;
+  inflightMax: number;
+  maxPerOp: Record<string, number>;
+  rcodes: Record<string, number>;
+}
+
+function startProxy(port: number, upstream: number, opFile: string): Promise<{ child: ChildProcess; ask: (m: object) => Promise<unknown> }> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'lib/udp-delay-proxy.ts'), String(port), String(upstream), String(LATENCY_MS), opFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = (m: object) =>
+    new Promise<unknown>((resolve) => {
+      child.once('message', resolve);
+      child.send(m);
+    });
+  return new Promise((resolve, reject) => {
+    child.once('message', () => resolve({ child, ask }));
+    child.once('exit', (code) => reject(new Error(`proxy exited ${code}`)));
+  });
+}
+
+async function waitAnswer(server: string, name: string, type: 'MX' | 'TXT', want: (s: string) => boolean, timeoutS = 120): Promise<void> {
+  const r = new dns.Resolver({ timeout: 500, tries: 1 });
+  r.setServers([server]);
+  for (let i = 0; i < timeoutS * 4; i++) {
+    const got = await (type === 'MX' ? r.resolveMx(name).then((m) => m.map((x) => x.exchange).join(',')) : r.resolveTxt(name).then((t) => t.map((x) => x.join('')).join(','))).catch(() => '');
+    if (want(got)) return;
+    await sleep(250);
+  }
+  throw new Error(`${server} never answered ${name} ${type} as expected`);
+}
+
+function dnsperf(port: number, file: string, outstanding: number, seconds: number): number {
+  const r = spawnSync('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', file, '-c', '4', '-T', '1', '-q', String(Math.max(1, outstanding)), '-l', String(seconds), '-t', '3'], { encoding: 'utf8' });
+  const qps = Number(/Queries per second:\s+([\d.]+)/.exec(r.stdout)?.[1]);
+  if (!Number.isFinite(qps)) throw new Error(`dnsperf failed: ${r.stderr || r.stdout}`);
+  return qps;
+}
+
+function rssMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return kb / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+ensureCommand('nsd', 'nsd', say);
+ensureCommand('dnsperf', 'dnsperf', say);
+const dataDir = join(REPO_ROOT, '.local', `bench-portfolio-${process.pid}`);
+const zoneDir = join(dataDir, 'zones');
+mkdirSync(zoneDir, { recursive: true });
+const procs: RunningProcess[] = [];
+let nsd: ChildProcess | undefined;
+let proxy: ChildProcess | undefined;
+const stack = await startStack({ dataDir, log: say });
+try {
+  const domains = generateDomains(N, SEED);
+  const nsdPort = await findFreePort();
+  const proxyPort = await findFreePort();
+  let t = performance.now();
+  const { conf, operators } = writeNsdFiles(zoneDir, domains, nsdPort);
+  const opFile = join(dataDir, 'operators.json');
+  writeFileSync(opFile, JSON.stringify(operators));
+  const mix = (k: string) => domains.filter((d) => d.mail === k).length;
+  say(`world: ${N} domains (google ${mix('google')}, m365 ${mix('m365')}, gateways ${mix('mimecast') + mix('proofpoint')}, self-hosted ${mix('self')}; DMARC ${domains.filter((d) => d.dmarcP).length}), ${new Set(Object.values(operators).map((o) => o.key)).size} operators; zones written in ${round((performance.now() - t) / 1000, 1)} s`);
+  t = performance.now();
+  nsd = spawn('nsd', ['-d', '-c', conf], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const nsdServer = `127.0.0.1:${nsdPort}`;
+  await waitAnswer(nsdServer, domains[N - 1]!.name, 'MX', (s) => s !== '', 600);
+  say(`nsd: serving ${Object.keys(operators).length} zones on ${nsdServer} (loaded in ${round((performance.now() - t) / 1000, 1)} s)`);
+  const p = await startProxy(proxyPort, nsdPort, opFile);
+  proxy = p.child;
+  const phase = async (name: string, capture: boolean) => void (await p.ask({ phase: name, capture }));
+  const report = async (file = '') => (await p.ask({ report: file })) as ProxyReport;
+
+  const mongo = await connectMongo(stack.env.MONGODB_URL!, 'bench_portfolio');
+  await mongo.db.dropDatabase();
+  await applySchema(mongo.db);
+  const corpus = mongo.db.collection(COLLECTIONS.portfolioCorpus.name);
+  t = performance.now();
+  for (let i = 0; i < N; i += 1000) await addDomains(mongo.db, ACCOUNT, domains.slice(i, i + 1000).map((d) => d.name), { intervalS: 86_400 });
+  say(`corpus: ${N} domains added to ${ACCOUNT} in ${round((performance.now() - t) / 1000, 1)} s`);
+
+  const logDir = join(dataDir, 'logs');
+  const workerEnv = (intervalS: number) => ({
+    ...stack.env,
+    MONGODB_DB: 'bench_portfolio',
+    LOG_LEVEL: 'warn',
+    PORTFOLIO_ROLE: 'worker',
+    DNS_SERVERS: `127.0.0.1:${proxyPort}`,
+    // Nothing answers here: registration lookups fail fast instead of reaching the internet.
+    RDAP_BOOTSTRAP_URL: 'http://127.0.0.1:9/',
+    PORTFOLIO_RESCAN_INTERVAL_S: String(intervalS),
+    ...(args.has('scan-concurrency') ? { PORTFOLIO_SCAN_CONCURRENCY: String(Number(args.get('scan-concurrency'))) } : {}),
+  });
+  let maxRss = 0;
+  const rssTimer = setInterval(() => {
+    for (const w of procs) maxRss = Math.max(maxRss, rssMb(w.child.pid, 'VmRSS'));
+  }, 1000);
+
+  /** Runs a pass: until every domain has scan_count >= want (or no progress for STALL_S). */
+  const pass = async (label: string, want: number, since: Date): Promise<{ seconds: number; done: number }> => {
+    const start = performance.now();
+    let done = 0;
+    let lastProgress = performance.now();
+    let lastLog = performance.now();
+    while (done < N && performance.now() - lastProgress < STALL_S * 1000) {
+      await sleep(1000);
+      const now = await corpus.countDocuments({ scan_count: { $gte: want } });
+      if (now > done) lastProgress = performance.now();
+      done = now;
+      if (performance.now() - lastLog > 15_000) {
+        say(`  ${label}: ${done}/${N} after ${round((performance.now() - start) / 1000, 0)} s`);
+        lastLog = performance.now();
+      }
+    }
+    // The span the scans took, from the stored times (the polling adds up to a second).
+    const [last] = await corpus.find({ last_scanned: { $gte: since } }).sort({ last_scanned: -1 }).limit(1).toArray();
+    const seconds = last ? (new Date(last.last_scanned as Date).getTime() - since.getTime()) / 1000 : (performance.now() - start) / 1000;
+    for (const w of procs) maxRss = Math.max(maxRss, rssMb(w.child.pid, 'VmHWM'));
+    return { seconds, done };
+  };
+  const startWorkers = async (intervalS: number) => {
+    for (let i = 0; i < 2; i++) procs.push(await startServiceProcess('portfolio-scanner', { env: workerEnv(intervalS), logDir }));
+  };
+  const stopWorkers = async () => {
+    for (const w of procs.splice(0)) await w.stop(15_000);
+  };
+
+  // 1. First full scan.
+  await phase('first', true);
+  const firstSince = new Date();
+  await startWorkers(86_400);
+  const first = await pass('first scan', 1, firstSince);
+  const firstDns = await report(join(dataDir, 'first.txt'));
+  const firstEnd = Date.now();
+  say(`first scan: ${first.done}/${N} in ${round(first.seconds, 1)} s = ${round(first.done / first.seconds, 1)} domains/s; ${round(firstDns.queries / N, 1)} queries/domain; in flight mean ${round(firstDns.inflightMean, 1)}, p99 ${firstDns.inflightP99}; rcodes ${JSON.stringify(firstDns.rcodes)}`);
+  await stopWorkers();
+
+  // 2. 1% of the zones change; nsd reloads changed zone files on SIGHUP.
+  const expected = applyChanges(zoneDir, domains, CHANGED_FRACTION);
+  nsd.kill('SIGHUP');
+  const probe = domains.find((d) => d.mxLabel === 'mx2');
+  if (probe) await waitAnswer(nsdServer, probe.name, 'MX', (s) => s.startsWith('mx2.'));
+  say(`changed: ${expected.size} fields expected to change (${Math.round(N * CHANGED_FRACTION)} domains), zones reloaded`);
+
+  // 3. Rescan pass. The rescan slot must start after the first pass ended (one store per domain
+  // and slot), so the interval is short and its length is waited out; it is at least the first
+  // pass's duration, capped at 120 s, so that few domains come due a third time while the pass is measured.
+  const intervalS = Math.min(120, Math.max(30, Math.ceil(first.seconds)));
+  const waitMs = firstEnd + intervalS * 1000 - Date.now();
+  if (waitMs > 0) {
+    say(`waiting ${round(waitMs / 1000, 0)} s so the rescan slot (interval ${intervalS} s) starts after the first pass`);
+    await sleep(waitMs);
+  }
+  await phase('rescan', true);
+  const rescanSince = new Date();
+  await corpus.updateMany({}, { $set: { next_scan_at: rescanSince } });
+  await startWorkers(intervalS);
+  const rescan = await pass('rescan', 2, rescanSince);
+  const rescanDns = await report(join(dataDir, 'rescan.txt'));
+  await stopWorkers();
+  clearInterval(rssTimer);
+  say(`rescan: ${rescan.done}/${N} in ${round(rescan.seconds, 1)} s = ${round(rescan.done / rescan.seconds, 1)} domains/s; ${round(rescanDns.queries / N, 1)} queries/domain; in flight mean ${round(rescanDns.inflightMean, 1)}, p99 ${rescanDns.inflightP99}; rcodes ${JSON.stringify(rescanDns.rcodes)}`);
+
+  const changes = await mongo.db.collection(COLLECTIONS.portfolioChanges.name).find({ detected_at: { $gte: rescanSince } }).toArray();
+  const seen = new Set(changes.map((c) => `${c.domain_name} ${c.field_name}`));
+  const detected = [...seen].filter((k) => expected.has(k)).length;
+  const falseChanges = changes.filter((c) => !expected.has(`${c.domain_name} ${c.field_name}`));
+  const duplicates = changes.length - seen.size;
+  if (falseChanges.length > 0) say(`false changes (first 5): ${JSON.stringify(falseChanges.slice(0, 5).map((c) => [c.domain_name, c.field_name, c.old_value, c.new_value]))}`);
+
+  // Per-operator rate: the busiest second of each operator over both passes, against its budget.
+  const budgets = new Map(Object.values(operators).map((o) => [o.key, o.qps]));
+  let maxQps = 0;
+  let maxOp = '';
+  const over: string[] = [];
+  for (const r of [firstDns, rescanDns]) {
+    for (const [op, q] of Object.entries(r.maxPerOp)) {
+      if (q > maxQps) [maxQps, maxOp] = [q, op];
+      const budget = budgets.get(op);
+      // The budget allows qps x (1 s + tolerance) + 1 in any second (politeness docs).
+      if (budget !== undefined && q > budget * 1.01 + 1) over.push(`${op} ${q}/${budget}`);
+    }
+  }
+  say(`busiest operator second: ${maxOp} ${maxQps} queries (budget ${budgets.get(maxOp) ?? '?'}); over budget: ${over.length ? over.join(', ') : 'none'}`);
+
+  // 4. DNS ceilings, with the workers stopped: dnsperf replays each pass's stream through the
+  // proxy at that pass's p99 queries in flight; nsd straight, many in flight.
+  await phase('dnsperf', false);
+  const ceilingFirst = dnsperf(proxyPort, join(dataDir, 'first.txt'), Math.ceil(firstDns.inflightP99), DNSPERF_S);
+  const ceilingRescan = dnsperf(proxyPort, join(dataDir, 'rescan.txt'), Math.ceil(rescanDns.inflightP99), DNSPERF_S);
+  const nsdCeiling = dnsperf(nsdPort, join(dataDir, 'rescan.txt'), 256, 5);
+  const proxyCeiling = dnsperf(proxyPort, join(dataDir, 'rescan.txt'), 2000, 5);
+  say(`dnsperf: first-scan stream ${round(ceilingFirst, 0)} q/s at ${Math.ceil(firstDns.inflightP99)} in flight, rescan stream ${round(ceilingRescan, 0)} q/s at ${Math.ceil(rescanDns.inflightP99)}; nsd alone ${round(nsdCeiling, 0)} q/s (256 in flight); proxy at 2000 in flight ${round(proxyCeiling, 0)} q/s`);
+
+  // 5. The straightforward scanner, through the same proxy.
+  await phase('naive', false);
+  const naive = await naiveScan(`127.0.0.1:${proxyPort}`, domains.map((d) => d.name), NAIVE_PARALLEL, NAIVE_MAX_S);
+  say(`straightforward scanner: ${naive.scanned} domains, ${round(naive.domainsPerS, 1)} domains/s, ${round(naive.queriesPerDomain, 1)} queries/domain`);
+  await mongo.close();
+
+  const qpdFirst = firstDns.queries / N;
+  const qpdRescan = rescanDns.queries / N;
+  const dps = rescan.done / rescan.seconds;
+  const firstDps = first.done / first.seconds;
+  const ceiling = ceilingRescan / qpdRescan;
+  const firstCeiling = ceilingFirst / qpdFirst;
+  say(
+    JSON.stringify({
+      domains: N,
+      latency_ms: LATENCY_MS,
+      domains_per_s: round(dps, 1),
+      queries_per_domain: round(qpdRescan, 1),
+      dns_ceiling_domains_per_s: round(ceiling, 1),
+      efficiency: round(dps / ceiling),
+      naive_domains_per_s: round(naive.domainsPerS, 1),
+      speedup_vs_naive: round(dps / naive.domainsPerS),
+      changes_detected: detected,
+      changes_expected: expected.size,
+      false_changes: falseChanges.length,
+      duplicate_changes: duplicates,
+      lost_domains: N - Math.min(first.done, rescan.done),
+      max_qps_per_operator: maxQps,
+      operators_over_budget: over.length,
+      max_rss_mb: Math.round(maxRss),
+      first_scan_domains_per_s: round(firstDps, 1),
+      first_scan_queries_per_domain: round(qpdFirst, 1),
+      first_scan_dns_ceiling_domains_per_s: round(firstCeiling, 1),
+      first_scan_efficiency: round(firstDps / firstCeiling),
+      nsd_ceiling_qps: Math.round(nsdCeiling),
+      proxy_ceiling_qps: Math.round(proxyCeiling),
+    }),
+  );
+} finally {
+  for (const w of procs) await w.stop(5_000).catch(() => undefined);
+  proxy?.kill('SIGTERM');
+  nsd?.kill('SIGTERM');
+  await stack.stop();
+  if (!args.has('keep')) rmSync(dataDir, { recursive: true, force: true });
+  else say(`kept ${dataDir}`);
+}
