@@ -102,4 +102,7 @@ export const PORTFOLIO_DEFAULTS = {
   plannerLeaseMs: 15_000,
   /** Queue lag and overdue gauges are recomputed at a scrape at most this often (one count query, two message reads). */
   queueMetricsMaxAgeMs: 5_000,
+  // Portfolio API (src/api).
+  /** A key's last_used_at is written at most this often per process (a write per call otherwise). */
+  apiKeyLastUsedThrottleMs: 60_000,
 } as const;

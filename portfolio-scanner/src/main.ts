@@ -2,13 +2,14 @@
 // API mounts here), `worker` (scan workers and the rescan planner) or `both` (local use).
 // docs/portfolio-scanner.md "Workers and planner".
 import { runService } from '@dv/runtime';
+import { ApiLimits, mountPortfolioApi } from './api/index.ts';
 import { portfolioConfigSchema } from './config.ts';
 import { PORTFOLIO_DEFAULTS } from './defaults.ts';
 import { openGeoFromConfig, type GeoReader } from './geo/index.ts';
 import { Planner } from './planner/index.ts';
 import { createPoliteScanResolver, type ScanResolverHandle } from './politeness/index.ts';
 import { SharedDnsCache } from './scan/index.ts';
-import { readQueueFigures, registerQueueGauges, ScanWorker } from './worker/index.ts';
+import { readQueueFigures, registerQueueGauges, requestScan, ScanWorker } from './worker/index.ts';
 
 let worker: ScanWorker | undefined;
 let planner: Planner | undefined;
@@ -19,6 +20,21 @@ await runService({
   name: 'portfolio-scanner',
   schema: portfolioConfigSchema,
   needs: { nats: true, redis: true, mongo: true },
+  routes: (app, { config, log, nats, redis, mongo }) => {
+    // The REST API (docs/portfolio-scanner.md "API") on the roles that serve HTTP traffic.
+    if (config.PORTFOLIO_ROLE === 'worker') return;
+    mountPortfolioApi(app, {
+      db: mongo!.db,
+      redis: redis!.redis,
+      log,
+      limits: new ApiLimits(redis!.redis, config.REDIS_PREFIX),
+      intervalS: config.PORTFOLIO_RESCAN_INTERVAL_S,
+      requestScan: async (domains) => {
+        await requestScan(nats!.nc, domains, { intervalS: config.PORTFOLIO_RESCAN_INTERVAL_S });
+      },
+      lastUsedThrottleMs: PORTFOLIO_DEFAULTS.apiKeyLastUsedThrottleMs,
+    });
+  },
   start: async ({ config, log, registry, nats, redis, mongo }) => {
     const nc = nats!.nc;
     const db = mongo!.db;

@@ -1,0 +1,49 @@
+import type { Request, Response } from 'express';
+import { lookupPortfolioKey, touchPortfolioKey } from '@dv/accounts';
+import { PORTFOLIO_PLANS } from '@dv/contracts';
+import type { ApiCaller, ApiContext } from './context.ts';
+import { PortfolioError } from './errors.ts';
+
+// Bearer-key authentication (spec "Authentication"): the key is read from MongoDB on every call
+// (found by its hash, compared in constant time in @dv/accounts), never remembered, so a revoked
+// key fails at once on every replica. Then the plan (403 without API access) and the limits; the
+// limit headers are set on the response at once, so every later error carries them too.
+
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="portfolio"' };
+const lastUsedWritten = new Map<string, number>();
+
+export async function authenticate(ctx: ApiContext, req: Request, res: Response): Promise<ApiCaller> {
+  const header = req.headers.authorization;
+  const m = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+  if (!m) throw new PortfolioError('authentication_required', 'Send your API key as "Authorization: Bearer svc_live_…".', CHALLENGE);
+  const now = new Date();
+  const found = await lookupPortfolioKey(ctx.db, m[1]!, now);
+  if (!found.ok) {
+    const detail = found.reason === 'malformed' ? 'This is not a portfolio API key (they begin with svc_live_); keys of other services do not work here.' : 'The API key is not valid: it is wrong, revoked or expired.';
+    throw new PortfolioError('invalid_api_key', detail, { ...CHALLENGE, 'WWW-Authenticate': 'Bearer realm="portfolio", error="invalid_token"' });
+  }
+  const { account, key } = found;
+  if (account.status !== 'active') throw new PortfolioError('account_inactive', 'This account is inactive; contact support.');
+  const plan = account.portfolio_plan ? PORTFOLIO_PLANS[account.portfolio_plan] : undefined;
+  if (!plan?.apiAccess) {
+    throw new PortfolioError('api_access_not_included', `The ${plan?.label ?? 'account\'s'} plan does not include API access; the API is available on Enterprise, Enterprise Max and Enterprise Max Premium.`);
+  }
+  try {
+    const { headers } = await ctx.limits.take(key._id, account._id, plan);
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  } catch (err) {
+    if (err instanceof PortfolioError) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+    throw err;
+  }
+  touch(ctx, key._id, now);
+  return { account, key, plan };
+}
+
+/** last_used_at at most once per throttle window per key and process; never delays the call. */
+function touch(ctx: ApiContext, keyId: string, now: Date): void {
+  const last = lastUsedWritten.get(keyId) ?? 0;
+  if (now.getTime() - last < ctx.lastUsedThrottleMs) return;
+  if (lastUsedWritten.size > 10_000) lastUsedWritten.clear();
+  lastUsedWritten.set(keyId, now.getTime());
+  void touchPortfolioKey(ctx.db, keyId, now).catch((err: Error) => ctx.log.debug({ err: err.message }, 'last_used_at update failed'));
+}

@@ -1,0 +1,27 @@
+import type { Redis } from 'ioredis';
+import type { Db } from 'mongodb';
+import type { Account } from '@dv/accounts';
+import type { Logger } from '@dv/runtime';
+import type { PortfolioKeyDoc, PortfolioPlan } from '@dv/contracts';
+import type { ApiLimits } from './limits.ts';
+
+/** What every route handler gets. */
+export interface ApiContext {
+  db: Db;
+  redis: Redis;
+  log: Logger;
+  limits: ApiLimits;
+  /** PORTFOLIO_RESCAN_INTERVAL_S (add requests compute scan slots from it). */
+  intervalS: number;
+  /** Queues priority scans for names just added (requestScan over NATS in the service). */
+  requestScan: (domains: readonly string[]) => Promise<void>;
+  /** Seconds between last_used_at writes of one key in one process. */
+  lastUsedThrottleMs: number;
+}
+
+/** The authenticated caller. */
+export interface ApiCaller {
+  account: Account;
+  key: PortfolioKeyDoc;
+  plan: PortfolioPlan;
+}

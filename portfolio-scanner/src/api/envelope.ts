@@ -1,0 +1,56 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { RouteReply, ValidationIssue } from '@dv/runtime';
+import type { Logger } from '@dv/runtime';
+import { PortfolioError } from './errors.ts';
+
+// The spec's envelope on every response: `{status: "ok", data, meta, errors: []}` or
+// `{status: "error", data: null, meta: {}, errors: [{code, detail}]}`.
+
+export function ok(data: unknown, meta: Record<string, unknown> = {}, status = 200): RouteReply {
+  return { status, body: { status: 'ok', data, meta, errors: [] } };
+}
+
+export function okSchema(id: string, data: z.ZodType, meta: z.ZodType = z.object({})): z.ZodType {
+  return z.object({ status: z.literal('ok'), data, meta, errors: z.array(z.never()).max(0) }).meta({ id });
+}
+
+export function sendOk(res: Response, reply: RouteReply): void {
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.status(reply.status).json(reply.body);
+}
+
+export function invalidInput(issues: ValidationIssue[]): PortfolioError {
+  const detail = issues
+    .slice(0, 5)
+    .map((i) => `${i.loc.join('.')}: ${i.msg}`)
+    .join('; ');
+  return new PortfolioError('validation_error', detail || 'Invalid input.');
+}
+
+// A server we depend on is down: temporary (503, retry), never a 500.
+const UNAVAILABLE = /^(MongoServerSelectionError|MongoNetworkError|MongoNetworkTimeoutError|MongoNotConnectedError|MongoTopologyClosedError|MongoPoolClearedError|MaxRetriesPerRequestError|ConnectionError|NoRespondersError)$/;
+
+/** Anything thrown → a PortfolioError; express's body-parser errors keep their meaning. */
+export function toPortfolioError(err: unknown, req: Request, log: Logger): PortfolioError {
+  if (err instanceof PortfolioError) return err;
+  const e = err as { type?: string; status?: number; name?: string; message?: string };
+  if (e?.type === 'entity.parse.failed') return new PortfolioError('invalid_request', 'The request body is not valid JSON.');
+  if (e?.type === 'entity.too.large') return new PortfolioError('payload_too_large', 'The request body is larger than 1 MB; send at most 500 domains per request.');
+  if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') return new PortfolioError('invalid_request', 'Send the body as UTF-8 JSON.');
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new PortfolioError('invalid_request', e.message ?? 'Bad request.');
+  if ((e?.name && UNAVAILABLE.test(e.name)) || /enableOfflineQueue|Connection is closed/.test(String(e?.message ?? ''))) {
+    log.warn({ err: e?.message, name: e?.name }, 'dependency unavailable');
+    return new PortfolioError('service_unavailable', 'A backing service is temporarily unavailable; retry with backoff.', { 'Retry-After': '2' });
+  }
+  log.error({ err, method: req.method, path: req.path }, 'unhandled error');
+  return new PortfolioError('internal_error', 'An internal error occurred; retry with backoff.');
+}
+
+export function sendError(res: Response, err: PortfolioError): void {
+  for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+  if (err.status === 413) res.setHeader('Connection', 'close');
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.status(err.status).json({ status: 'error', data: null, meta: {}, errors: [{ code: err.code, detail: err.message }] });
+}

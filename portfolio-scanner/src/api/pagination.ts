@@ -1,0 +1,40 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+
+// Spec "Pagination": limit (default 250, max 5,000) and offset; meta holds total_count, limit,
+// offset and full-URL next/previous, omitted (not null) at the ends.
+
+export const PAGE_LIMIT_DEFAULT = 250;
+export const PAGE_LIMIT_MAX = 5_000;
+
+export const pageQuery = {
+  limit: z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT).meta({ description: `Results per request (default ${PAGE_LIMIT_DEFAULT}, max ${PAGE_LIMIT_MAX}).` }),
+  offset: z.coerce.number().int().min(0).max(10_000_000).default(0).meta({ description: 'Starting position.' }),
+};
+
+export const pageMetaSchema = z
+  .object({
+    total_count: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    next: z.string().optional().meta({ description: 'Full URL of the next page; absent on the last page.' }),
+    previous: z.string().optional().meta({ description: 'Full URL of the previous page; absent on the first page.' }),
+  })
+  .meta({ id: 'PageMeta' });
+
+export type PageMeta = z.infer<typeof pageMetaSchema>;
+
+/** The request's own URL (scheme and host as express sees them: trusted proxies only) with new limit/offset. */
+function pageUrl(req: Request, limit: number, offset: number): string {
+  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+  url.searchParams.set('limit', String(limit));
+  url.searchParams.set('offset', String(offset));
+  return url.toString();
+}
+
+export function pageMeta(req: Request, total: number, limit: number, offset: number): PageMeta {
+  const meta: PageMeta = { total_count: total, limit, offset };
+  if (offset + limit < total) meta.next = pageUrl(req, limit, offset + limit);
+  if (offset > 0) meta.previous = pageUrl(req, limit, Math.max(0, Math.min(offset - limit, Math.max(0, total - limit))));
+  return meta;
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { ok, okSchema } from '../envelope.ts';
+import { pageMeta, pageMetaSchema, pageQuery } from '../pagination.ts';
+import { defineRoute } from '../route.ts';
+import { changeSchema, idParams } from '../schemas.ts';
+import { changes, changeView, findDomain } from '../views.ts';
+import { NOT_IN_ACCOUNT } from './domain-detail.ts';
+
+export const listChanges = defineRoute({
+  method: 'get',
+  path: '/api/v1/domains/{id}/changes/',
+  operationId: 'listChanges',
+  summary: 'DNS change history, newest first',
+  description: 'Changes of the tracked fields (mx, email_gateway, dmarc_policy_p, spf, …), kept 400 days.',
+  tags: ['domains'],
+  params: idParams,
+  query: z.object(pageQuery),
+  responses: { '200': { description: 'A page of changes.', content: { 'application/json': { schema: okSchema('ChangeList', z.array(changeSchema), pageMetaSchema) } } }, '404': NOT_IN_ACCOUNT },
+  handle: async ({ ctx, caller, input, req }) => {
+    const d = await findDomain(ctx.db, caller.account._id, input.params.id);
+    const { limit, offset } = input.query;
+    const q = { domain_name: d.domain };
+    const [docs, total] = await Promise.all([changes(ctx.db).find(q).sort({ id: -1 }).skip(offset).limit(limit).toArray(), changes(ctx.db).countDocuments(q)]);
+    return ok(docs.map(changeView), pageMeta(req, total, limit, offset));
+  },
+});

@@ -1,0 +1,18 @@
+import type { HttpRoute } from '../route.ts';
+import type { ApiCaller, ApiContext } from '../context.ts';
+import { getSummary } from './dashboard-summary.ts';
+import { listChanges } from './domain-changes.ts';
+import { deleteDomain } from './domain-delete.ts';
+import { getDomain } from './domain-detail.ts';
+import { getScanResults } from './domain-scan-results.ts';
+import { updateDomain } from './domain-update.ts';
+import { getWhois } from './domain-whois.ts';
+import { addDomainsRoute } from './domains-add.ts';
+import { listDomains } from './domains-list.ts';
+import { createKey, listKeys, revokeKey } from './keys.ts';
+import { openApiRoute } from './openapi.ts';
+import { root } from './root.ts';
+
+export function portfolioRoutes(): HttpRoute<ApiContext, ApiCaller>[] {
+  return [root, openApiRoute, listDomains, addDomainsRoute, getDomain, updateDomain, deleteDomain, getScanResults, listChanges, getWhois, getSummary, listKeys, createKey, revokeKey];
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { Redis } from 'ioredis';
+import { expect } from 'vitest';
+import { createAccount, createPortfolioKey, setPortfolioPlan } from '@dv/accounts';
+import { ALL_COLLECTIONS, type PortfolioPlanName } from '@dv/contracts';
+import { connectRedis, createHttpApp, createLogger, createRegistry, ensureCollections, finishHttpApp, type MongoDependency, type RedisDependency } from '@dv/runtime';
+import { isolatedMongo, stackEnv } from '../../../../test/helpers.ts';
+import { mountPortfolioApi } from '../app.ts';
+import { ApiLimits } from '../limits.ts';
+
+// The portfolio API in-process on the run's real MongoDB and Redis (an own database and Redis
+// prefix per file), mounted exactly as main.ts mounts it. Priority scan requests are recorded
+// rather than published: the shared test stream belongs to the worker tests.
+
+export const INTERVAL_S = 86_400;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read envelopes of every shape
+type Json = any;
+
+export interface Harness {
+  url: string;
+  db: MongoDependency['db'];
+  redis: Redis;
+  redisPrefix: string;
+  scanRequests: string[][];
+  account: (plan: PortfolioPlanName | null, opts?: { status?: 'active' | 'inactive' }) => Promise<{ accountId: string; key: string }>;
+  call: (method: string, path: string, opts?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<{ status: number; headers: Headers; body: Json }>;
+  close: () => Promise<void>;
+}
+
+export async function startHarness(label: string): Promise<Harness> {
+  const mongo = await isolatedMongo(label);
+  await ensureCollections(mongo.db, ALL_COLLECTIONS);
+  const log = createLogger('portfolio-api-test', 'silent');
+  const redisDep: RedisDependency = await connectRedis(stackEnv().REDIS_URL as string, log);
+  const redisPrefix = `t:${label}:${randomBytes(4).toString('hex')}:`;
+  const scanRequests: string[][] = [];
+  const app = createHttpApp({ registry: createRegistry('portfolio-api-test'), log, dependencies: () => [], isShuttingDown: () => false });
+  mountPortfolioApi(app, {
+    db: mongo.db,
+    redis: redisDep.redis,
+    log,
+    limits: new ApiLimits(redisDep.redis, redisPrefix),
+    intervalS: INTERVAL_S,
+    requestScan: async (domains) => {
+      scanRequests.push([...domains]);
+    },
+    lastUsedThrottleMs: 0,
+  });
+  finishHttpApp(app, log);
+  const server: Server = createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address();
+  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  let n = 0;
+  return {
+    url,
+    db: mongo.db,
+    redis: redisDep.redis,
+    redisPrefix,
+    scanRequests,
+    account: async (plan, opts = {}) => {
+      n++;
+      const acc = await createAccount(mongo.db, { name: `p${n}`, email: `p${n}-${randomBytes(3).toString('hex')}@example.com`, plan: 'business', status: opts.status ?? 'active' });
+      await setPortfolioPlan(mongo.db, acc._id, plan);
+      const { key } = await createPortfolioKey(mongo.db, acc._id, 'test');
+      return { accountId: acc._id, key };
+    },
+    call: async (method, path, opts = {}) => {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+      let body: string | undefined = opts.raw;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      } else if (opts.raw !== undefined) headers['content-type'] ??= 'application/json';
+      const res = await fetch(path.startsWith('http') ? path : `${url}${path}`, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: the test will say so
+      }
+      return { status: res.status, headers: res.headers, body: parsed };
+    },
+    close: async () => {
+      await new Promise<void>((r) => server.close(() => r()));
+      await mongo.db.dropDatabase();
+      await mongo.close();
+      await redisDep.close();
+    },
+  };
+}
+
+/** The error envelope with one error of `code`. */
+export function errorEnvelope(code: string) {
+  return { status: 'error', data: null, meta: {}, errors: [{ code, detail: expect.any(String) }] };
+}

@@ -1,0 +1,74 @@
+import type { Db } from 'mongodb';
+import { COLLECTIONS, type AccountDomainDoc, type ChangeDoc, type CorpusDomainDoc, type ScanResult, type WhoisDoc } from '@dv/contracts';
+import { PortfolioError } from './errors.ts';
+
+// Stored documents → the spec's resources (dates as ISO strings, internal fields dropped).
+
+const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
+export const domains = (db: Db) => db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name);
+export const corpus = (db: Db) => db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+export const changes = (db: Db) => db.collection<ChangeDoc>(COLLECTIONS.portfolioChanges.name);
+export const whois = (db: Db) => db.collection<WhoisDoc>(COLLECTIONS.portfolioWhois.name);
+
+export function domainItem(d: AccountDomainDoc) {
+  return {
+    id: d.id,
+    domain: d.domain,
+    email_gateway: d.email_gateway,
+    dmarc_policy_p: d.dmarc_policy_p,
+    spf: d.spf,
+    scanned_at: iso(d.scanned_at),
+    added_at: iso(d.added_at),
+    folder_id: d.folder_id,
+    is_favorite: d.is_favorite,
+    tags: d.tags,
+  };
+}
+
+export function scanResultView(r: ScanResult | null) {
+  if (!r) return null;
+  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]));
+}
+
+export function changeView(c: ChangeDoc) {
+  return { id: c.id, domain_name: c.domain_name, field_name: c.field_name, old_value: c.old_value, new_value: c.new_value, detected_at: c.detected_at.toISOString() };
+}
+
+export function whoisView(w: WhoisDoc | null) {
+  if (!w) return null;
+  const { _id, next_fetch_at, ...rest } = w;
+  void _id;
+  void next_fetch_at;
+  return { ...rest, registration_date: iso(w.registration_date), expiry_date: iso(w.expiry_date), updated_date: iso(w.updated_date), fetched_at: w.fetched_at.toISOString() };
+}
+
+/** The account's domain `id`, or 404 (an unknown id and another account's id answer the same). */
+export async function findDomain(db: Db, accountId: string, id: number): Promise<AccountDomainDoc> {
+  const doc = await domains(db).findOne({ account_id: accountId, id });
+  if (!doc) throw new PortfolioError('not_found', `No domain with id ${id} in this account.`);
+  return doc;
+}
+
+export const CHANGE_HISTORY_IN_DETAIL = 20;
+
+export async function domainDetail(db: Db, d: AccountDomainDoc) {
+  const [c, history, w] = await Promise.all([
+    corpus(db).findOne({ _id: d.domain }),
+    changes(db).find({ domain_name: d.domain }).sort({ id: -1 }).limit(CHANGE_HISTORY_IN_DETAIL).toArray(),
+    whois(db).findOne({ _id: d.domain }),
+  ]);
+  return {
+    ...domainItem(d),
+    tld: d.tld,
+    status: d.status,
+    first_seen: (c?.first_seen ?? d.added_at).toISOString(),
+    last_scanned: iso(c?.last_scanned ?? null),
+    scan_count: c?.scan_count ?? 0,
+    notes: d.notes,
+    custom_label: d.custom_label,
+    scan_result: scanResultView(c?.result ?? null),
+    change_history: history.map(changeView),
+    whois: whoisView(w),
+  };
+}
