@@ -14,5 +14,7 @@ import { openApiRoute } from './openapi.ts';
 import { root } from './root.ts';
 
 export function portfolioRoutes(): HttpRoute<ApiContext, ApiCaller>[] {
-  return [root, openApiRoute, listDomains, addDomainsRoute, getDomain, updateDomain, deleteDomain, getScanResults, listChanges, getWhois, getSummary, listKeys, createKey, revokeKey];
+  const routes: HttpRoute<ApiContext, ApiCaller>[] = [root, listDomains, addDomainsRoute, getDomain, updateDomain, deleteDomain, getScanResults, listChanges, getWhois, getSummary, listKeys, createKey, revokeKey];
+  routes.splice(1, 0, openApiRoute(() => routes));
+  return routes;
 }

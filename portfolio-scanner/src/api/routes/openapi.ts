@@ -1,21 +1,22 @@
-import { defineRoute } from '../route.ts';
+import { defineRoute, type HttpRoute } from '../route.ts';
+import type { ApiCaller, ApiContext } from '../context.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
-import { portfolioRoutes } from './index.ts';
 
-let doc: unknown;
-
-export const openApiRoute = defineRoute({
-  method: 'get',
-  path: '/api/v1/openapi.json',
-  operationId: 'getOpenApi',
-  summary: 'This OpenAPI 3.1 document (no key needed)',
-  tags: ['meta'],
-  auth: false,
-  responses: { '200': { description: 'The OpenAPI document (not in the envelope).', content: { 'application/json': {} } } },
-  handle: ({ res }) => {
-    // Routes do not change while the process runs: built once.
-    doc ??= buildOpenApiDocument(portfolioRoutes());
-    res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(doc);
-  },
-});
+/** The document route over the given routes (itself included); built once, routes do not change while the process runs. */
+export function openApiRoute(routes: () => readonly HttpRoute<ApiContext, ApiCaller>[]): HttpRoute<ApiContext, ApiCaller> {
+  let doc: unknown;
+  return defineRoute({
+    method: 'get',
+    path: '/api/v1/openapi.json',
+    operationId: 'getOpenApi',
+    summary: 'This OpenAPI 3.1 document (no key needed)',
+    tags: ['meta'],
+    auth: false,
+    responses: { '200': { description: 'The OpenAPI document (not in the envelope).', content: { 'application/json': {} } } },
+    handle: ({ res }) => {
+      doc ??= buildOpenApiDocument(routes());
+      res.setHeader('Cache-Control', 'public, max-age=300');
+      res.json(doc);
+    },
+  });
+}
