@@ -61,7 +61,9 @@ export async function naiveScan(server: string, domains: readonly string[], para
   let queries = 0;
   const worker = async () => {
     while (next < domains.length && performance.now() < endAt) {
-      queries += await scanOne(r, domains[next++]!);
+      // Not `queries += await ...`: that reads `queries` before the await and loses other workers' counts.
+      const n = await scanOne(r, domains[next++]!);
+      queries += n;
       scanned++;
     }
   };
