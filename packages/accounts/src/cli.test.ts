@@ -66,3 +66,24 @@ describe('npm run admin', () => {
     expect(badAmount.err).toContain('whole number');
   });
 });
+
+describe('npm run admin: portfolio API', () => {
+  it('sets the portfolio plan, creates svc_live_ keys (at most 3 active), lists prefixes only, revokes', async () => {
+    const account = JSON.parse((await admin('account:create', '--name', 'Folio', '--email', 'folio@acme.test', '--plan', 'business')).out) as { _id: string };
+    expect(JSON.parse((await admin('portfolio:plan', '--account', account._id, '--plan', 'enterprise_max')).out)).toEqual({ account_id: account._id, portfolio_plan: 'enterprise_max' });
+    const created = JSON.parse((await admin('portfolio-key:create', '--account', account._id, '--name', 'ci')).out) as { key: string; id: number; key_prefix: string };
+    expect(created.key).toMatch(/^svc_live_[A-Za-z0-9]{40}$/);
+    expect(created).toMatchObject({ id: 1, key_prefix: created.key.slice(0, 12), is_active: true });
+    for (const name of ['two', 'three']) expect((await admin('portfolio-key:create', '--account', account._id, '--name', name)).code).toBe(0);
+    const fourth = await admin('portfolio-key:create', '--account', account._id, '--name', 'four');
+    expect(fourth.code).toBe(2);
+    expect(fourth.err).toContain('at most 3 active');
+    const list = await admin('portfolio-key:list', '--account', account._id);
+    expect(list.out).not.toContain(created.key);
+    expect(JSON.parse((await admin('portfolio-key:revoke', '--account', account._id, '--key', '1')).out)).toMatchObject({ id: 1, is_active: false });
+    expect((await admin('portfolio-key:revoke', '--account', account._id, '--key', '9')).code).toBe(2);
+    const bad = await admin('portfolio:plan', '--account', account._id, '--plan', 'gold');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--plan must be none or one of');
+  });
+});

@@ -3,9 +3,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ALL_COLLECTIONS, PLAN_NAMES, type PlanName } from '@dv/contracts';
+import { ALL_COLLECTIONS, PLAN_NAMES, PORTFOLIO_PLAN_NAMES, type PlanName, type PortfolioPlanName } from '@dv/contracts';
 import { connectMongo, ensureCollections } from '@dv/runtime';
 import { publicKey } from './model.ts';
+import { createPortfolioKey, listPortfolioKeys, publicPortfolioKey, revokePortfolioKey, setPortfolioPlan } from './portfolio-keys.ts';
 import { AccountError, addCredits, createAccount, createApiKey, getAccount, listApiKeys, revokeApiKey } from './store.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -18,7 +19,14 @@ Commands:
   key:revoke     --key KEY_ID_OR_PREFIX
   credits:add    --account ACC_ID --amount N [--note TEXT]
 
+Portfolio API (docs/portfolio-scanner.md "API"):
+  portfolio:plan         --account ACC_ID --plan PORTFOLIO_PLAN|none
+  portfolio-key:create   --account ACC_ID --name NAME   (prints the full svc_live_ key once)
+  portfolio-key:list     --account ACC_ID
+  portfolio-key:revoke   --account ACC_ID --key KEY_ID
+
 Plans: ${PLAN_NAMES.join(', ')}
+Portfolio plans: ${PORTFOLIO_PLAN_NAMES.join(', ')} (business has no API access)
 MongoDB: MONGODB_URL (and MONGODB_DB, default "deliverability"), else the running \`npm start\` stack.`;
 
 function mongoTarget(): { url: string; db: string } {
@@ -96,6 +104,27 @@ async function main(argv: string[]): Promise<number> {
         const amount = wholeNumber(required(values, 'amount'), 'amount');
         const account = await addCredits(db, required(values, 'account'), amount, `grant:cli:${Date.now()}:${Math.random().toString(36).slice(2)}`, values.note ?? null);
         out = { account_id: account._id, credits: account.credits };
+        break;
+      }
+      case 'portfolio:plan': {
+        const plan = required(values, 'plan');
+        if (plan !== 'none' && !(PORTFOLIO_PLAN_NAMES as readonly string[]).includes(plan)) throw new AccountError('invalid', `--plan must be none or one of ${PORTFOLIO_PLAN_NAMES.join(', ')}`);
+        const account = await setPortfolioPlan(db, required(values, 'account'), plan === 'none' ? null : (plan as PortfolioPlanName));
+        out = { account_id: account._id, portfolio_plan: account.portfolio_plan ?? null };
+        break;
+      }
+      case 'portfolio-key:create': {
+        const created = await createPortfolioKey(db, required(values, 'account'), required(values, 'name'));
+        out = { key: created.key, note: 'This is the only time the full key is shown; only its hash is stored.', ...publicPortfolioKey(created.record) };
+        break;
+      }
+      case 'portfolio-key:list':
+        out = (await listPortfolioKeys(db, required(values, 'account'))).map(publicPortfolioKey);
+        break;
+      case 'portfolio-key:revoke': {
+        const revoked = await revokePortfolioKey(db, required(values, 'account'), wholeNumber(required(values, 'key'), 'key'));
+        if (!revoked) throw new AccountError('not_found', `no portfolio key ${values.key} in account ${values.account}`);
+        out = publicPortfolioKey(revoked);
         break;
       }
       default:
