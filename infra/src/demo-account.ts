@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { ALL_COLLECTIONS } from '@dv/contracts';
-import { createAccount, createApiKey, findAccountByEmail, listApiKeys, revokeApiKey } from '@dv/accounts';
+import { createAccount, createApiKey, createPortfolioKey, findAccountByEmail, listApiKeys, listPortfolioKeys, revokeApiKey, revokePortfolioKey, setPortfolioPlan } from '@dv/accounts';
 import { ensureCollections } from '@dv/runtime';
 import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
 import { addDomains } from '../../portfolio-scanner/src/store/domains.ts';
@@ -48,4 +48,16 @@ export const DEMO_PORTFOLIO_DOMAINS = ['acme.test', 'catchall.test', 'fallback.t
 export async function ensureDemoPortfolio(db: Db, accountId: string, intervalS = Number(process.env.PORTFOLIO_RESCAN_INTERVAL_S ?? PORTFOLIO_DEFAULTS.rescanIntervalS)): Promise<number> {
   const { domains } = await addDomains(db, accountId, DEMO_PORTFOLIO_DOMAINS, { intervalS });
   return domains.filter((d) => d.outcome !== 'existing').length;
+}
+
+/**
+ * The demo account on the Enterprise Max portfolio plan with a fresh portfolio API key (svc_live_…,
+ * shown once, so each start revokes the previous demo key and issues a new one).
+ */
+export async function ensureDemoPortfolioKey(db: Db, accountId: string): Promise<string> {
+  await setPortfolioPlan(db, accountId, 'enterprise_max');
+  for (const key of await listPortfolioKeys(db, accountId)) {
+    if (key.revoked_at === null && key.name.startsWith('demo-')) await revokePortfolioKey(db, accountId, key.id);
+  }
+  return (await createPortfolioKey(db, accountId, 'demo-portfolio')).key;
 }

@@ -26,6 +26,10 @@ describe('portfolio-scanner process', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await corpus.findOne({ _id: 'acme.test' }))?.scan_count).toBe(0);
     expect(await (await fetch(`${api.url}/metrics`)).text()).toContain('portfolio_domains_overdue');
+    // The REST API is mounted on role api: no key is the spec's 401 in the envelope.
+    const unauth = await fetch(`${api.url}/api/v1/domains/`);
+    expect(unauth.status).toBe(401);
+    expect(await unauth.json()).toMatchObject({ status: 'error', data: null, errors: [{ code: 'authentication_required' }] });
     expect(await api.stop(5_000)).toBe(0);
 
     const worker = await startServiceProcess('portfolio-scanner', { env: { ...env, PORTFOLIO_ROLE: 'worker' }, logDir });

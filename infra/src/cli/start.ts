@@ -4,7 +4,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { applySchema, DEMO_PORTFOLIO_DOMAINS, ensureDemoAccount, ensureDemoPortfolio } from '../demo-account.ts';
+import { applySchema, DEMO_PORTFOLIO_DOMAINS, ensureDemoAccount, ensureDemoPortfolio, ensureDemoPortfolioKey } from '../demo-account.ts';
 import { DEFAULT_PORTS, SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
 import { REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';
 import { demoWorldSummary, startDemoWorld, type DemoWorld } from './demo-world.ts';
@@ -66,12 +66,13 @@ try {
     services.push(await startServiceProcess(name, { env: { ...env, ...own }, port: portFor(name), logDir: join(localDir, 'logs'), detachedPidDir: stack.dataDir }));
   }
   const keys = await ensureDemoAccount(db);
+  const portfolioKey = await ensureDemoPortfolioKey(db, keys.accountId);
   // The scanner (role both) scans the simulated world's domains; on the real internet nothing is added.
   const portfolioAdded = world ? await ensureDemoPortfolio(db, keys.accountId) : null;
   await client.close();
 
   const url = (name: ServiceName) => services.find((s) => s.name === name)?.url ?? '';
-  const summary = { gateway: url('gateway'), lookup: url('lookup'), portfolio: url('portfolio-scanner'), keys: { live: keys.live, sandbox: keys.sandbox } };
+  const summary = { gateway: url('gateway'), lookup: url('lookup'), portfolio: url('portfolio-scanner'), keys: { live: keys.live, sandbox: keys.sandbox, portfolio: portfolioKey } };
   writeFileSync(join(localDir, 'demo.json'), `${JSON.stringify(summary, null, 2)}\n`);
   say('');
   say('Everything is up.');
@@ -80,6 +81,8 @@ try {
   say(`Demo account ${keys.accountId} (Business plan, 10,000 credits)`);
   say(`  live key:    ${keys.live}`);
   say(`  sandbox key: ${keys.sandbox}`);
+  say(`  portfolio key (Enterprise Max): ${portfolioKey}`);
+  say(`    curl -H "Authorization: Bearer ${portfolioKey}" ${summary.portfolio}/api/v1/domains/`);
   say('');
   say('Try:');
   for (const line of firstCurls(summary, keys, demo)) say(`  ${line}`);
