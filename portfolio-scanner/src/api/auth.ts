@@ -20,7 +20,7 @@ export async function authenticate(ctx: ApiContext, req: Request, res: Response)
   const found = await lookupPortfolioKey(ctx.db, m[1]!, now);
   if (!found.ok) {
     const detail = found.reason === 'malformed' ? 'This is not a portfolio API key (they begin with svc_live_); keys of other services do not work here.' : 'The API key is not valid: it is wrong, revoked or expired.';
-    throw new PortfolioError('invalid_api_key', detail, { ...CHALLENGE, 'WWW-Authenticate': 'Bearer realm="portfolio", error="invalid_token"' });
+    throw new PortfolioError('invalid_api_key', detail, { 'WWW-Authenticate': 'Bearer realm="portfolio", error="invalid_token"' });
   }
   const { account, key } = found;
   if (account.status !== 'active') throw new PortfolioError('account_inactive', 'This account is inactive; contact support.');
