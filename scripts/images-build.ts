@@ -36,7 +36,7 @@ function makeBaseTar(log: (msg: string) => void): void {
   const rootfs = join(IMAGES_DIR, 'rootfs.partial');
   rmSync(rootfs, { recursive: true, force: true });
   const mirror = hostMirror();
-  log(`debootstrap --variant=minbase ${SUITE} from ${mirror} (one time, ~30 s)…`);
+  log(`debootstrap --variant=minbase ${SUITE} from ${mirror} (one time, about a minute)…`);
   execFileSync('debootstrap', ['--variant=minbase', SUITE, rootfs, mirror], { stdio: ['ignore', 'ignore', 'inherit'] });
   // The image's apt sees what this machine's apt sees (updates and security too, as the public image does).
   if (existsSync(HOST_SOURCES)) {

@@ -107,11 +107,12 @@ export async function smokeImage(image: string, log: (msg: string) => void): Pro
       const env = Object.entries({ ...common, ...own }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
       const container = `${tag}-${service}`;
       podman(['run', '-d', '--name', container, '--network', 'host', '--read-only', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges', '-v', `${secret}:/etc/dv/signing/download-signing-secret:ro`, ...env, image, service], log);
-      running.push({ service, container, url: `http://127.0.0.1:${port}` });
-    }
-    for (const r of running) {
+      const r: Running = { service, container, url: `http://127.0.0.1:${port}` };
+      running.push(r);
+      // One at a time, as `npm start` does: the stack's mongod (a Windows build under wine) has
+      // crashed on five services' first connections arriving in the same instant.
       await waitReady(r, log);
-      log(`${r.service.padEnd(18)} /readyz 200 (${since()})`);
+      log(`${service.padEnd(18)} /readyz 200 (${since()})`);
     }
     const reply = await probeOnce(stack.env.NATS_URL!);
     log(`probe-node probed ${PROBE_MX} (${reply.mx_ip}) from the image: ${reply.results.map((x) => `${x.address} ${x.reply?.code}`).join(', ')} (${since()})`);

@@ -63,6 +63,12 @@ describe('Containerfile', () => {
     for (const d of dirs.filter((d) => existsSync(join(REPO_ROOT, d, 'package.json')))) expect(containerfile, `COPY ${d}/package.json`).toContain(`COPY ${d}/package.json ${d}/`);
   });
 
+  it("keeps the addon built for Node 24: prune does not re-run install scripts, a libnode link fails the build", () => {
+    expect(containerfile).toMatch(/npm prune --omit=dev --ignore-scripts/);
+    expect(containerfile).toMatch(/node-gyp\.js rebuild --nodedir="\$NODE24"/);
+    expect(containerfile.match(/! ldd [^\n]*udp_batch\.node \| grep -q libnode/g)).toHaveLength(2);
+  });
+
   it('leaves host installs and the host-built addon out of the build context', () => {
     const ignore = readFileSync(join(REPO_ROOT, '.containerignore'), 'utf8').split('\n');
     for (const line of ['**/node_modules', 'packages/mailsec/native/build', '.local', '.git']) expect(ignore).toContain(line);
