@@ -93,6 +93,13 @@ export async function smokeImage(image: string, log: (msg: string) => void): Pro
   let world: DemoWorld | undefined;
   const running: Running[] = [];
   const tag = `dv-smoke-${process.pid}`;
+  // Ctrl-C mid-test: no container, world or stack server is left behind.
+  const interrupted = () => {
+    for (const r of running) spawnRemove(r.container, log);
+    void Promise.allSettled([world?.stop(), stack?.stop()]).then(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
     stack = await startStack({ dataDir: join(dir, 'stack'), log });
     world = await startDemoWorld();
@@ -116,14 +123,19 @@ export async function smokeImage(image: string, log: (msg: string) => void): Pro
     }
     const reply = await probeOnce(stack.env.NATS_URL!);
     log(`probe-node probed ${PROBE_MX} (${reply.mx_ip}) from the image: ${reply.results.map((x) => `${x.address} ${x.reply?.code}`).join(', ')} (${since()})`);
-    for (const r of running.splice(0)) {
+    while (running.length > 0) {
+      const r = running[0]!;
+      const t = Date.now();
       podman(['stop', '--time', String(STOP_GRACE_S), r.container], log);
       const code = podman(['inspect', '--format', '{{.State.ExitCode}}', r.container], log);
+      if (code !== '0') throw new Error(`${r.service} exited ${code} on SIGTERM after ${Date.now() - t} ms instead of draining to 0:\n${podman(['logs', '--tail', '30', r.container], log)}`);
       podman(['rm', r.container], log);
-      if (code !== '0') throw new Error(`${r.service} exited ${code} on SIGTERM instead of draining to 0`);
+      running.shift();
     }
     log(`every service drained on SIGTERM and exited 0 (${since()})`);
   } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     for (const r of running) spawnRemove(r.container, log);
     await world?.stop();
     await stack?.stop();
