@@ -1,5 +1,6 @@
 // The portfolio scanner process. PORTFOLIO_ROLE decides what runs: `api` (HTTP only; the portfolio
-// API mounts here), `worker` (scan workers and the rescan planner) or `both` (local use).
+// API mounts here), `worker` (scan workers, the rescan planner and the registration-data runner) or
+// `both` (local use).
 // docs/portfolio-scanner.md "Workers and planner".
 import { runService } from '@dv/runtime';
 import { ApiLimits, mountPortfolioApi } from './api/index.ts';
@@ -8,6 +9,7 @@ import { PORTFOLIO_DEFAULTS } from './defaults.ts';
 import { openGeoFromConfig, type GeoReader } from './geo/index.ts';
 import { Planner } from './planner/index.ts';
 import { createPoliteScanResolver, type ScanResolverHandle } from './politeness/index.ts';
+import { RegistrationRunner, registrationDeps } from './registration/index.ts';
 import { SharedDnsCache } from './scan/index.ts';
 import { readQueueFigures, registerQueueGauges, requestScan, ScanWorker } from './worker/index.ts';
 
@@ -15,6 +17,7 @@ let worker: ScanWorker | undefined;
 let planner: Planner | undefined;
 let geo: GeoReader | undefined;
 let dns: ScanResolverHandle | undefined;
+let registration: RegistrationRunner | undefined;
 
 await runService({
   name: 'portfolio-scanner',
@@ -50,13 +53,16 @@ await runService({
     await worker.start();
     planner = new Planner({ nc, db, redis: redis!.redis, log, config });
     planner.start();
+    // Registration data on its own, slower schedule and per-RDAP-server budgets (src/registration).
+    registration = new RegistrationRunner(db, registrationDeps(config, { resolver: dns.resolver, registry }), { log });
+    registration.start();
     log.info({ role: config.PORTFOLIO_ROLE, concurrency: config.PORTFOLIO_SCAN_CONCURRENCY, rescanIntervalS: config.PORTFOLIO_RESCAN_INTERVAL_S }, 'scan workers and planner started');
   },
   stop: async ({ config }) => {
     // Planner first (its lease passes on at once), then the scans in hand get most of the budget;
     // what is not finished by then is given back to the other replicas.
     await planner?.stop();
-    await worker?.stop(Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6));
+    await Promise.all([worker?.stop(Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6)), registration?.stop()]);
     geo?.close();
     await dns?.close();
   },
