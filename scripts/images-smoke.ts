@@ -110,7 +110,7 @@ export async function smokeImage(image: string, log: (msg: string) => void): Pro
       const own: Record<string, string> = { PORT: String(port) };
       if (SERVICE_NODE_OPTIONS[service]) own.NODE_OPTIONS = SERVICE_NODE_OPTIONS[service];
       if (service === 'gateway') own.PUBLIC_BASE_URL = `http://127.0.0.1:${port}`;
-      if (service === 'probe-node') Object.assign(own, { PROBE_NODE_ID, PROBE_SOURCE_IPS: '127.0.0.1', PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test' });
+      if (service === 'probe-node') Object.assign(own, { PROBE_NODE_ID, PROBE_SOURCE_IPS: '127.0.0.1', PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_ALLOW_PRIVATE_MX: 'true' });
       const env = Object.entries({ ...common, ...own }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
       const container = `${tag}-${service}`;
       podman(['run', '-d', '--name', container, '--network', 'host', '--read-only', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges', '-v', `${secret}:/etc/dv/signing/download-signing-secret:ro`, ...env, image, service], log);

@@ -92,7 +92,7 @@ beforeAll(async () => {
     'portfolio-scanner': {},
     // The fast test settings of gateway/src/testing/live-stack.ts; the greylist ladder in seconds.
     scheduler: { BATCH_WINDOW_MS: '100', LOAD_INTERVAL_MS: '300', SWEEP_INTERVAL_MS: '300', PROBE_NODE_GONE_MS: '1500', DNS_TIMEOUT_MS: '500', GREYLIST_LADDER_SCALE: '0.01', WEBHOOK_LADDER_SCALE: '0.0001' },
-    'probe-node': { PROBE_NODE_ID: 'dash-node', PROBE_SOURCE_IPS: '127.0.0.1', PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_HEARTBEAT_INTERVAL_MS: '300' },
+    'probe-node': { PROBE_NODE_ID: 'dash-node', PROBE_SOURCE_IPS: '127.0.0.1', PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_ALLOW_PRIVATE_MX: 'true', PROBE_HEARTBEAT_INTERVAL_MS: '300' },
   };
   await Promise.all(SERVICE_NAMES.map(async (name) => running.set(name, await startServiceProcess(name, { env: { ...env, ...own[name] }, logDir: join(dataDir, 'logs') }))));
   const keys = await ensureDemoAccount(client.db(env.MONGODB_DB!));

@@ -39,7 +39,7 @@ const CASES: Array<[ServiceName, Record<string, string>, string[]]> = [
   ],
   ['lookup', { ALLOW_PRIVATE_TARGETS: 'yes', TRUSTED_PROXIES: '0.0.0.0/0' }, ['PUBLIC_BASE_URL', 'ALLOW_PRIVATE_TARGETS', 'TRUSTED_PROXIES']],
   // probe.localhost (HELO) and verify@probe.localhost (MAIL FROM) are the defaults.
-  ['probe-node', { BEHIND_PROXY: '1' }, ['PROBE_HELO_NAME', 'PROBE_MAIL_FROM', 'TRUSTED_PROXIES']],
+  ['probe-node', { BEHIND_PROXY: '1', PROBE_ALLOW_PRIVATE_MX: 'true' }, ['PROBE_HELO_NAME', 'PROBE_MAIL_FROM', 'PROBE_ALLOW_PRIVATE_MX', 'TRUSTED_PROXIES']],
   [
     'scheduler',
     { PUBLIC_BASE_URL: 'http://localhost:8080', DOWNLOAD_SIGNING_SECRET: PUBLISHED_KEY, WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true', SMTP_RELAY_URL: 'smtp://relay.example.com:587' },

@@ -42,6 +42,7 @@ export const probeConfigSchema = z
     PROBE_HEALTH_WINDOW_MS: env.int(D.healthWindowMs, 1_000, 24 * 3_600_000),
     PROBE_DRAIN_TIMEOUT_MS: env.int(D.drainTimeoutMs, 0, 600_000),
     PROBE_DNS_TIMEOUT_MS: ms(D.dnsTimeoutMs, 60_000),
+    PROBE_ALLOW_PRIVATE_MX: env.bool(D.allowPrivateMx),
   })
   .superRefine((c, ctx) => {
     const pairs = [
@@ -56,8 +57,9 @@ export const probeConfigSchema = z
   });
 export type ProbeConfig = z.infer<typeof probeConfigSchema>;
 
-/** Refused when NODE_ENV=production: remote MX hosts see these names (loadConfig lists every one; exit 78). */
+/** Refused when NODE_ENV=production: remote MX hosts see these names, and private MX addresses are test worlds only (loadConfig lists every one; exit 78). */
 export const probeProductionRules: ProductionRules<ProbeConfig> = {
   PROBE_HELO_NAME: unsafe.localhostName(),
   PROBE_MAIL_FROM: unsafe.localhostEmail(),
+  PROBE_ALLOW_PRIVATE_MX: unsafe.switchOn('probes may connect to private and special-purpose MX addresses'),
 };

@@ -93,6 +93,13 @@ export const PROBE_DEFAULTS = {
   drainTimeoutMs: 6_000,
 
   // MX host name resolution (the scheduler sends host names; the probe resolves them).
+  /**
+   * PROBE_ALLOW_PRIVATE_MX: connect to MX addresses that are loopback, private, link-local, CGNAT,
+   * cloud metadata or otherwise special-purpose. Off: such an address is refused before any
+   * connection (a hostile domain must not turn the fleet into a scanner of our own network).
+   * Test worlds on 127.x turn it on; refused when NODE_ENV=production.
+   */
+  allowPrivateMx: false,
   /** PROBE_DNS_TIMEOUT_MS: one DNS query attempt. */
   dnsTimeoutMs: 3_000,
   /** Resolved MX addresses are cached this long at most (the record's TTL if shorter). */

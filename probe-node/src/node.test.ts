@@ -135,7 +135,7 @@ describe('the probe-node process', () => {
     hb = heartbeats(nodeId);
     await nc.flush();
     proc = await startServiceProcess('probe-node', {
-      env: { ...stackEnv(), ...world.env, PROBE_NODE_ID: nodeId, PROBE_HELO_NAME: 'probe.test', PROBE_MAX_CONCURRENT_SESSIONS: '7', LOG_LEVEL: 'info' },
+      env: { ...stackEnv(), ...world.env, PROBE_NODE_ID: nodeId, PROBE_HELO_NAME: 'probe.test', PROBE_ALLOW_PRIVATE_MX: 'true', PROBE_MAX_CONCURRENT_SESSIONS: '7', LOG_LEVEL: 'info' },
       logDir,
     });
   }, 60_000);

@@ -3,6 +3,7 @@
 // 4.5.3, and report every raw reply. It never decides a verdict (the scheduler does) and never
 // throws for anything a server does.
 import type { ProbeSessionReply, ProbeSessionRequest, SmtpReply } from '@dv/contracts';
+import { classifyAddress } from '@dv/notify';
 import type { ProbeConfig } from './config.ts';
 import { openDialogue, quit, transaction, type Opened, type Refusal, type Stage } from './dialogue.ts';
 import { hasErrorRoom, type ConnectionPool, type PooledConnection } from './pool.ts';
@@ -13,6 +14,8 @@ import { SessionFailure, SmtpConnection } from './smtp/connection.ts';
 import { PROBE_DEFAULTS } from './defaults.ts';
 
 const REUSED_NOTE = 'reused an open connection';
+/** Starts the connect error of an MX address refused for its range (outcome mx_refused when nothing else was tried). */
+const REFUSED_PREFIX = 'refused before connecting:';
 
 type AddressState = NonNullable<ProbeSessionReply['results'][number]['state']>;
 type Outcome = ProbeSessionReply['outcome'];
@@ -133,11 +136,18 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
     // An idle connection to another host of this MX list is closed before a new one opens, so the
     // hosts never see more connections from us than sessions in flight (pool.ts, politeness).
     await pool?.evict(source.ip, req.mx_hosts);
-    const target = await connectFirst(req.mx_hosts, source.ip, deps.resolver, config.PROBE_MAX_CONNECT_ATTEMPTS, connectTo, reply, signal, now);
+    const target = await connectFirst(req.mx_hosts, source.ip, deps.resolver, config.PROBE_MAX_CONNECT_ATTEMPTS, connectTo, reply, signal, now, config.PROBE_ALLOW_PRIVATE_MX);
     if (!target) {
       const tried = reply.connect_errors!.map((e) => `${e.host}${e.ip ? ` (${e.ip})` : ''}: ${e.error}`).join(', ');
       const why = signal.aborted ? `${(signal.reason as Error | undefined)?.message ?? 'aborted'}; ` : '';
-      return finish(unreachableOutcome(reply.connect_errors!, signal.aborted), `${why}no MX host reachable: ${tried || 'none tried'}`);
+      const errors = reply.connect_errors!;
+      const refused = errors.filter((e) => e.error.startsWith(REFUSED_PREFIX));
+      // Nothing was dialled and at least one address was refused for its range: say so, so the
+      // scheduler neither marks the MX down nor calls the address undeliverable.
+      if (!signal.aborted && refused.length > 0 && errors.every((e) => e.ip === null || e.error.startsWith(REFUSED_PREFIX))) {
+        return finish('mx_refused', `no MX host may be probed: ${tried}`);
+      }
+      return finish(unreachableOutcome(errors.filter((e) => !e.error.startsWith(REFUSED_PREFIX)), signal.aborted), `${why}no MX host reachable: ${tried || 'none tried'}`);
     }
     conn = target.conn;
     Object.assign(reply, { mx_used: target.host, mx_ip: target.ip, source_ip: conn.localAddress });
@@ -321,6 +331,7 @@ async function connectFirst(
   reply: ProbeSessionReply,
   signal: AbortSignal,
   now: () => number,
+  allowPrivate: boolean,
 ): Promise<Target | null> {
   let attempts = 0;
   for (const host of hosts) {
@@ -333,6 +344,13 @@ async function connectFirst(
     }
     if (ips.length === 0) reply.connect_errors!.push({ host, ip: null, error: 'host name has no address' });
     for (const ip of ips) {
+      // An MX pointing at our own network (loopback, RFC 1918, metadata...) is never dialled; one
+      // classification for the whole platform (@dv/notify's, also the webhook SSRF guard's).
+      const range = allowPrivate ? 'public' : classifyAddress(ip);
+      if (range !== 'public') {
+        reply.connect_errors!.push({ host, ip, error: `${REFUSED_PREFIX} ${range} address (PROBE_ALLOW_PRIVATE_MX is off)` });
+        continue;
+      }
       if (signal.aborted || attempts >= maxAttempts) return null;
       attempts += 1;
       const t = now();

@@ -5,7 +5,7 @@ import { createResolver } from './resolve.ts';
 import { runSession, type SessionRun } from './session.ts';
 
 export function testConfig(worldEnv: Record<string, string>, extra: Record<string, string> = {}): ProbeConfig {
-  return probeConfigSchema.parse({ ...worldEnv, PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', ...extra });
+  return probeConfigSchema.parse({ ...worldEnv, PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_ALLOW_PRIVATE_MX: 'true', ...extra });
 }
 
 export function request(domain: string, mx: string[], addresses: string[], more: Partial<ProbeSessionRequest> = {}): ProbeSessionRequest {

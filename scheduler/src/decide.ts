@@ -44,6 +44,7 @@ function sessionOf(outcome: ProbeSessionReply['outcome']): SessionOutcome {
     case 'timeout':
     case 'dropped':
     case 'tls_failed':
+    case 'mx_refused':
       return outcome;
     default:
       return 'dropped';

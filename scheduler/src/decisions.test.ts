@@ -2,7 +2,7 @@
 // pauses, node ranking, per-address decisions after a session, load level, config validation.
 import { describe, expect, it } from 'vitest';
 import type { ProbeSessionReply } from '@dv/contracts';
-import { GREYLIST_LADDER_MINUTES, providerForMx, TEMP_FAILURE_LADDER_MINUTES } from '@dv/verdict';
+import { checkSyntax, GREYLIST_LADDER_MINUTES, providerForMx, TEMP_FAILURE_LADDER_MINUTES, verdict } from '@dv/verdict';
 import { Batcher, batchReady, msUntilReady } from './batcher.ts';
 import { ladderMs, retryLadders, schedulerConfigSchema } from './config.ts';
 import { decideAddress, mxDownFor, provesCatchAll } from './decide.ts';
@@ -185,6 +185,17 @@ describe('decideAddress', () => {
     const d = decideAddress({ ...base, attempt: 3, elapsedMs: 20 * 60_000, reply: lookupFailure });
     expect(d).toMatchObject({ kind: 'final', probe: { rcpt: { class: 'temporary_other' }, catchAll: { class: 'temporary_other' }, attempts: 3 } });
     expect(decideAddress({ ...base, attempt: 2, elapsedMs: 5 * 60_000, reply: lookupFailure })).toMatchObject({ kind: 'retry', delayMs: 15 * 60_000 });
+  });
+  it('an MX refused as a private address ends unknown with its reason, never undeliverable, and marks no MX down', () => {
+    const refused = reply(250, null, '', { outcome: 'mx_refused', mx_used: null, catch_all: null, results: [{ address: 'a@d.test', reply: null, ms: 0, state: 'not_attempted' }] });
+    const d = decideAddress({ ...base, reply: refused });
+    expect(d).toMatchObject({ kind: 'final', probe: { rcpt: null, session: 'mx_refused' } });
+    const syntax = checkSyntax('a@d.test');
+    if (!syntax.ok || d.kind !== 'final') throw new Error('unreachable');
+    const r = verdict({ email: 'a@d.test', syntax, dns: { kind: 'ok', mx: ['mx.d.test'], provider: providerForMx('mx.d.test') }, probe: d.probe, now: new Date() });
+    expect(r).toMatchObject({ status: 'unknown', sub_status: 'no_signal' });
+    expect(r.reason).toMatch(/private or special-purpose addresses/);
+    expect(mxDownFor(refused, 120_000, 900_000)).toBe(0);
   });
   it('a harvest-defence refusal is a block, never a missing mailbox', () => {
     const d = decideAddress({ ...base, otherIpAvailable: false, reply: reply(554, '5.7.1', 'Too many unknown recipients, connection refused') });

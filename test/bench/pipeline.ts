@@ -210,7 +210,7 @@ try {
   // NODE_OPTIONS would set it in a deployment (unset: V8's default, sized from this box's RAM).
   const heapOpts = args.has('heap-mb') ? [`--max-old-space-size=${Number(args.get('heap-mb'))}`] : [];
   const nodeOptions = (...more: string[]): Record<string, string> => ([...heapOpts, ...more].length > 0 ? { NODE_OPTIONS: [...heapOpts, ...more].join(' ') } : {});
-  const probeEnv = (id: string, ip: string) => ({ ...base, ...nodeOptions(), PROBE_NODE_ID: id, PROBE_SOURCE_IPS: ip, PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test' });
+  const probeEnv = (id: string, ip: string) => ({ ...base, ...nodeOptions(), PROBE_NODE_ID: id, PROBE_SOURCE_IPS: ip, PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_ALLOW_PRIVATE_MX: 'true' });
   procs.push(await startServiceProcess('probe-node', { env: probeEnv('bench-a', '127.0.0.1'), logDir }));
   procs.push(await startServiceProcess('probe-node', { env: probeEnv('bench-b', '127.0.0.2'), logDir }));
   // As the services connect (@dv/runtime connectNats): without noAsyncTraces every publish and

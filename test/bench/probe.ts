@@ -52,7 +52,7 @@ interface ModeResult {
 }
 
 async function runMode(mode: 'batched' | 'baseline', latencyMs: number, env: Record<string, string>): Promise<ModeResult> {
-  const config = probeConfigSchema.parse({ ...env, PROBE_PIPELINING: 'true', PROBE_HELO_NAME: 'probe.test' });
+  const config = probeConfigSchema.parse({ ...env, PROBE_PIPELINING: 'true', PROBE_HELO_NAME: 'probe.test', PROBE_ALLOW_PRIVATE_MX: 'true' });
   const resolver = createResolver({ servers: config.DNS_SERVERS, timeoutMs: 5_000 });
   const limit = perKeyLimit(SESSIONS_PER_HOST);
   const size = mode === 'batched' ? BATCH : 1;

@@ -11,9 +11,10 @@ export async function startDemoWorld(): Promise<DemoWorld> {
   return {
     env: {
       ...world.env,
-      // The world's hosts live on loopback addresses, which lookup refuses as targets by default,
-      // and its DNSBL answers as zen.spamhaus.org would.
+      // The world's hosts live on loopback addresses, which lookup refuses as targets and probe
+      // nodes refuse as MX addresses by default, and its DNSBL answers as zen.spamhaus.org would.
       ALLOW_PRIVATE_TARGETS: 'true',
+      PROBE_ALLOW_PRIVATE_MX: 'true',
       DNSBL_ZONES: 'zen.dnsbl.test=zen.spamhaus.org',
     },
     stop: () => world.stop(),

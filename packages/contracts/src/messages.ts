@@ -55,8 +55,11 @@ export const probeSessionRequest = z.object({
 });
 export type ProbeSessionRequest = z.infer<typeof probeSessionRequest>;
 
-/** `busy` (added): the node is at capacity or shutting down; nothing was sent; ask another node. */
-export const PROBE_OUTCOMES = ['completed', 'connect_failed', 'timeout', 'dropped', 'tls_failed', 'protocol_error', 'busy'] as const;
+/**
+ * `busy` (added): the node is at capacity or shutting down; nothing was sent; ask another node.
+ * `mx_refused` (added): every MX address was private or special-purpose and refused before any connection.
+ */
+export const PROBE_OUTCOMES = ['completed', 'connect_failed', 'timeout', 'dropped', 'tls_failed', 'protocol_error', 'busy', 'mx_refused'] as const;
 export type ProbeOutcomeName = (typeof PROBE_OUTCOMES)[number];
 
 /** Where a reply came from: RCPT for the address itself, else the step that refused the whole session. */

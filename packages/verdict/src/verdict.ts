@@ -22,7 +22,8 @@ export type DnsOutcome =
   | { kind: 'servfail' }
   | { kind: 'timeout' };
 
-export type SessionOutcome = 'completed' | 'connect_failed' | 'timeout' | 'dropped' | 'tls_failed';
+/** mx_refused: the probe refused every MX address as private or special-purpose; nothing was dialled. */
+export type SessionOutcome = 'completed' | 'connect_failed' | 'timeout' | 'dropped' | 'tls_failed' | 'mx_refused';
 
 export interface ProbeOutcome {
   /** The classified reply to this address's RCPT (the last attempt's); null when none came. */
@@ -102,6 +103,10 @@ function outcomeOf(input: VerdictInput, lists: ListSignals | null): Outcome {
   if (dns.kind === 'servfail') return o('unknown', 'temp_failure', 'DNS lookups for the domain kept failing');
   if (dns.kind === 'timeout') return o('unknown', 'timeout', 'DNS lookups for the domain timed out');
   if (!probe) return o('unknown', 'no_signal', 'the mail server was not probed');
+  if (probe.rcpt === null && probe.session === 'mx_refused') {
+    // Never undeliverable: the domain may be fine and merely point at a network we do not probe.
+    return o('unknown', 'no_signal', "the domain's mail servers resolve only to private or special-purpose addresses, which are never probed");
+  }
   if (probe.rcpt === null) {
     return probe.session === 'timeout'
       ? o('unknown', 'timeout', 'the mail server did not answer in time')

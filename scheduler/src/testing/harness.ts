@@ -111,6 +111,8 @@ export async function startHarness(label: string): Promise<Harness> {
           PROBE_HELO_NAME: 'probe.test',
           PROBE_MAIL_FROM: 'verify@probe.test',
           PROBE_HEARTBEAT_INTERVAL_MS: '500',
+          // The simulated world's MX hosts live on 127.x.
+          PROBE_ALLOW_PRIVATE_MX: 'true',
           LOG_LEVEL: 'warn',
           ...extra,
         },
