@@ -1,18 +1,31 @@
 // `npm start`: the local stack (NATS, Redis, MongoDB) + one of each service + a demo account.
 // `npm run demo`: the same with the simulated internet, every service pointed at it.
-// Ctrl-C stops everything, services first, and leaves no process behind.
+// Ctrl-C stops everything, services first, and leaves no process behind. A service that exits on
+// its own is reported and restarted (../watch.ts); one launcher per checkout (./launcher-lock.ts).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { applySchema, DEMO_PORTFOLIO_DOMAINS, ensureDemoAccount, ensureDemoPortfolio, ensureDemoPortfolioKey } from '../demo-account.ts';
 import { DEFAULT_PORTS, SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
 import { REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';
+import { ServiceWatch } from '../watch.ts';
+import { acquireLauncherLock, refusalMessage } from './launcher-lock.ts';
 import { demoWorldSummary, startDemoWorld, type DemoWorld } from './demo-world.ts';
 import { firstCurls } from './first-curls.ts';
 
 const demo = process.argv.includes('--demo');
-const localDir = join(REPO_ROOT, '.local');
+// DV_LOCAL_DIR moves everything the launcher keeps (tests run launchers in their own folders).
+const localDir = process.env.DV_LOCAL_DIR ?? join(REPO_ROOT, '.local');
 const say = (msg: string) => process.stdout.write(`${msg}\n`);
+
+// Before anything else: a second launcher must not touch the first one's servers, files or ports.
+mkdirSync(localDir, { recursive: true });
+const lock = acquireLauncherLock(localDir, demo ? 'npm run demo' : 'npm start');
+if (!lock.ok) {
+  process.stderr.write(`${refusalMessage(lock.holder, lock.file)}\n`);
+  process.exit(1);
+}
+const releaseLock = lock.release;
 
 function portFor(name: ServiceName): number {
   const envName = `${name.toUpperCase().replace('-', '_')}_PORT`;
@@ -25,7 +38,7 @@ function portFor(name: ServiceName): number {
 
 let stack: Stack | undefined;
 let world: DemoWorld | undefined;
-const services: RunningProcess[] = [];
+const services: ServiceWatch<RunningProcess>[] = [];
 let stopping = false;
 
 async function stopAll(code: number): Promise<never> {
@@ -37,6 +50,7 @@ async function stopAll(code: number): Promise<never> {
   say('stopping NATS, Redis and MongoDB…');
   await stack?.stop();
   rmSync(join(localDir, 'stack.json'), { force: true });
+  releaseLock();
   say('stopped; nothing left running.');
   process.exit(code);
 }
@@ -47,7 +61,8 @@ process.on('SIGTERM', () => void stopAll(0));
 try {
   mkdirSync(localDir, { recursive: true });
   say(`starting NATS (JetStream), Redis and MongoDB on free loopback ports (data in .local/stack)…`);
-  stack = await startStack({ dataDir: join(localDir, 'stack'), log: say, detached: true });
+  const started = await startStack({ dataDir: join(localDir, 'stack'), log: say, detached: true });
+  stack = started;
   // The signing key lives with the stack's data, so links outlive a restart of `npm start`.
   const env: Record<string, string> = { ...stack.env, ...stackSecretsEnv(stack.dataDir), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
   if (demo) {
@@ -63,7 +78,13 @@ try {
     say(`starting ${name}…`);
     // The gateway's links and OAuth metadata must name the address it really listens on.
     const own: Record<string, string> = name === 'gateway' ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${portFor(name)}` } : {};
-    services.push(await startServiceProcess(name, { env: { ...env, ...own }, port: portFor(name), logDir: join(localDir, 'logs'), detachedPidDir: stack.dataDir }));
+    const logDir = join(localDir, 'logs');
+    const start = () => startServiceProcess(name, { env: { ...env, ...own }, port: portFor(name), logDir, detachedPidDir: started.dataDir });
+    const onGiveUp = (reason: string) => {
+      process.stderr.write(`\n${reason}; stopping everything.\n`);
+      void stopAll(1);
+    };
+    services.push(await ServiceWatch.start({ name, start, say, onGiveUp, logFile: join(logDir, `${name}.log`) }));
   }
   const keys = await ensureDemoAccount(db);
   const portfolioKey = await ensureDemoPortfolioKey(db, keys.accountId);
