@@ -71,6 +71,7 @@ export const schedulerConfigSchema = z
     PROBE_REQUEST_MARGIN_MS: ms(D.probeRequestMarginMs, 0, 600_000),
     PROBE_MAIL_FROM: z.email('must be an email address').default(D.probeMailFrom),
     PROBE_REDISPATCH_MAX: env.int(D.probeRedispatchMax, 0, 100),
+    VERIFY_MAX_DELIVERIES: env.int(D.verifyMaxDeliveries, 2, 1_000),
     LOAD_INTERVAL_MS: ms(D.loadIntervalMs, 50, 600_000),
     LOAD_KEY: name(D.loadKey),
     LOAD_BUSY_SECONDS: positive(D.loadBusySeconds),

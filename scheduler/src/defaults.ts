@@ -124,8 +124,18 @@ export const SCHEDULER_DEFAULTS = {
   probeRequestMarginMs: 5_000,
   /** PROBE_MAIL_FROM: the MAIL FROM of every probe; greylisting keys on it, so it stays stable. */
   probeMailFrom: 'verify@probe.localhost',
-  /** Probe retries of one batch on other nodes (busy, timeout, no responders) before it waits like a politeness wait. */
+  /**
+   * PROBE_REDISPATCH_MAX: lost probe sessions (the node timed out, had no responders or went away)
+   * one item may take part in while held, each sent again elsewhere; the next loss ends it as a
+   * terminal unknown (poison.ts). A busy node does not count: nothing was tried.
+   */
   probeRedispatchMax: 5,
+  /**
+   * VERIFY_MAX_DELIVERIES: deliveries of one VERIFY message (JetStream's count: failures released
+   * with nak, ack_wait expiries, replica shutdowns) before the item is ended as a terminal unknown
+   * instead of worked again (poison.ts). Generous: a rolling restart releases held items too.
+   */
+  verifyMaxDeliveries: 20,
 
   // Load figures.
   /** LOAD_INTERVAL_MS: how often figures are computed and written to the LOAD bucket. */

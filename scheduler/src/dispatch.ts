@@ -14,6 +14,7 @@ import { releaseHeld } from './held.ts';
 import type { LiveDeps, LiveItem } from './live-types.ts';
 import { providerLabel } from './metrics.ts';
 import { parkItems, type Park } from './park.ts';
+import { poisonResult } from './poison.ts';
 import { limitsFor, type GateResult, type Politeness } from './politeness.ts';
 
 export interface DispatcherDeps extends LiveDeps {
@@ -187,8 +188,17 @@ export class Dispatcher {
       this.d.fleet.markSuspect(c.node.id, reason === 'busy' ? BUSY_SUSPECT_MS : this.d.fleet.goneMs);
       this.d.metrics.redispatches.inc({ reason });
       this.d.log.warn({ node: c.node.id, reason, domain: batch.domain, items: batch.values.length }, 'probe session lost; sending the batch elsewhere');
+      const now = new Date();
       for (const v of batch.values) {
         v.h.redispatches++;
+        if (reason !== 'busy') v.h.lostSessions = (v.h.lostSessions ?? 0) + 1;
+        if ((v.h.lostSessions ?? 0) > cfg.PROBE_REDISPATCH_MAX) {
+          // A batch that loses every node it goes to may be what breaks them: end it, bounded.
+          this.d.finisher.finish(v.h, poisonResult(v.h, 'lost_sessions', v.h.lostSessions!, now), v.h.item.attempts);
+          this.d.metrics.poisonItems.inc({ reason: 'lost_sessions' });
+          this.d.log.error({ item: v.h.item._id, job_id: v.h.item.job_id, lost: v.h.lostSessions }, 'poison item ended as unknown');
+          continue;
+        }
         this.d.requeue(v, batch.preferIp);
       }
       return;

@@ -72,6 +72,8 @@ export interface HeldItem {
   redispatches: number;
   /** Of those, sessions cut by a harvest defence before answering it (cut.ts); absent = none. */
   cutRedispatches?: number;
+  /** Of those, sessions lost (node timed out, no responders, gone), bounded by PROBE_REDISPATCH_MAX (poison.ts); absent = none. */
+  lostSessions?: number;
   settled: boolean;
   /** The set of held items this one is in (in-flight bookkeeping): left when acked or released. */
   owner?: Set<HeldItem>;

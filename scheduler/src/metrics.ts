@@ -2,6 +2,7 @@
 // domains collapse to `self_hosted` so customer domains never become label values), status, reason.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ProviderRow } from '@dv/verdict';
+import type { PoisonReason } from './poison.ts';
 
 export const SCHEDULER_METRICS = {
   queueDepth: 'scheduler_queue_depth',
@@ -20,6 +21,7 @@ export const SCHEDULER_METRICS = {
   expectedSeconds: 'scheduler_expected_seconds',
   noProbeCapacity: 'scheduler_no_probe_capacity',
   refunds: 'scheduler_refunded_items_total',
+  poisonItems: 'scheduler_poison_items_total',
 } as const;
 
 export function providerLabel(row: Pick<ProviderRow, 'id' | 'kind'>): string {
@@ -51,6 +53,14 @@ export function createSchedulerMetrics(registry: Registry) {
     expectedSeconds: new Gauge({ name: SCHEDULER_METRICS.expectedSeconds, help: 'Expected seconds per single check and per 1,000 list items (no value while there is no probe capacity)', labelNames: ['what'] as const, registers: r }),
     noProbeCapacity: new Gauge({ name: SCHEDULER_METRICS.noProbeCapacity, help: '1 while no probe node is alive (live checks cannot progress), else 0', registers: r }),
     refunds: new Counter({ name: SCHEDULER_METRICS.refunds, help: 'Items refunded by the deadline sweep', registers: r }),
+    poisonItems: poisonCounter(r),
   };
+}
+
+/** Both reasons exported from the start (at 0), so an alert on increase() sees the first one. */
+function poisonCounter(r: Registry[]): Counter<'reason'> {
+  const c = new Counter({ name: SCHEDULER_METRICS.poisonItems, help: 'Items given up as terminal unknown after too many deliveries or lost probe sessions (poison.ts), by reason', labelNames: ['reason'] as const, registers: r });
+  for (const reason of ['deliveries', 'lost_sessions'] satisfies PoisonReason[]) c.inc({ reason }, 0);
+  return c;
 }
 export type SchedulerMetrics = ReturnType<typeof createSchedulerMetrics>;

@@ -10,6 +10,7 @@ import { precheck } from '@dv/verdict';
 import type { Finisher } from './finisher.ts';
 import { ReplyAcker, releaseHeld, type Acker, type HeldFacts, type HeldItem } from './held.ts';
 import { BatchLoader, Memo } from './memo.ts';
+import { deliveryCount, poisonResult, type PoisonReason } from './poison.ts';
 import { sandboxAnswer } from './sandbox.ts';
 import type { ResultStore } from './store.ts';
 
@@ -42,6 +43,10 @@ export interface PipelineDeps {
   /** Hands an item that needs an SMTP session to the live path. */
   live: (h: HeldItem) => void;
   held: Set<HeldItem>;
+  /** VERIFY_MAX_DELIVERIES: a message delivered more often than this ends its item (poison.ts). */
+  maxDeliveries: number;
+  /** Counts and logs an item given up (the metric lives with the scheduler's). */
+  onPoison: (h: HeldItem, reason: PoisonReason, count: number) => void;
 }
 
 export class Pipeline {
@@ -76,10 +81,10 @@ export class Pipeline {
       msg.term('malformed');
       return Promise.resolve();
     }
-    return this.admit(acker(this.d.nc, msg), parsed.data, priority);
+    return this.admit(acker(this.d.nc, msg), parsed.data, priority, deliveryCount(msg));
   }
 
-  private async admit(msg: Acker, message: VerifyItemMessage, priority: 'single' | 'list'): Promise<void> {
+  private async admit(msg: Acker, message: VerifyItemMessage, priority: 'single' | 'list', deliveries: number): Promise<void> {
     try {
       const item = await this.items.get(itemId(message.job_id, message.seq));
       if (!item) {
@@ -127,6 +132,13 @@ export class Pipeline {
         probe_node: item.probe_node ?? null,
       };
       const h: HeldItem = { msg, item: facts, mode: job.mode, priority, receivedAtMs: now, redispatches: 0, settled: false };
+      if (deliveries > this.d.maxDeliveries) {
+        // Worked and released this often already: whatever keeps failing would fail again.
+        this.track(h);
+        this.d.finisher.finish(h, poisonResult(h, 'deliveries', deliveries - 1, new Date(now)), item.attempts);
+        this.d.onPoison(h, 'deliveries', deliveries - 1);
+        return;
+      }
       this.route(h, job, message);
     } catch (err) {
       this.d.log.error({ err, job_id: message.job_id, seq: message.seq }, 'item intake failed; released');

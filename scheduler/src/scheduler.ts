@@ -50,7 +50,14 @@ export class Scheduler {
     this.finisher = new Finisher({ store: this.store, log, onFinished: (n) => this.load.recordFinished(n), coalesceMs: config.STORE_COALESCE_MS, maxBatch: config.STORE_BATCH_MAX, parallel: config.STORE_PARALLEL_FLUSHES });
     this.fleet = new Fleet({ nc: deps.nc, log, goneMs: config.PROBE_NODE_GONE_MS });
     this.live = new LivePath({ ...deps, metrics, finisher: this.finisher, fleet: this.fleet });
-    this.pipeline = new Pipeline({ db: deps.db, nc: deps.nc, log, store: this.store, finisher: this.finisher, live: (h) => this.live.enqueue(h), held: this.held });
+    this.pipeline = new Pipeline({
+      db: deps.db, nc: deps.nc, log, store: this.store, finisher: this.finisher, live: (h) => this.live.enqueue(h), held: this.held,
+      maxDeliveries: config.VERIFY_MAX_DELIVERIES,
+      onPoison: (h, reason, count) => {
+        metrics.poisonItems.inc({ reason });
+        log.error({ item: h.item._id, job_id: h.item.job_id, reason, count }, 'poison item ended as unknown');
+      },
+    });
     this.intake = new Intake({
       nc: deps.nc,
       log,
