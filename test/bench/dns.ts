@@ -24,6 +24,7 @@ import { discoverDkim } from '../../packages/mailsec/src/dkim/discover.ts';
 import { DKIM_SELECTORS } from '../../packages/mailsec/src/dkim/selectors.ts';
 import { TOOL_DEFAULTS } from '../../packages/mailsec/src/tools/defaults.ts';
 import { startMailsecWorld } from '../../packages/mailsec/src/testing/world.ts';
+import { nsdServerConf } from './lib/common.ts';
 import { findFreePort } from '../../infra/src/world/index.ts';
 
 const BENCH = {
@@ -78,25 +79,7 @@ function writeFiles(dir: string, port: number): { conf: string; queries: string 
   writeFileSync(
     conf,
     [
-      'server:',
-      `  ip-address: 127.0.0.1@${port}`,
-      `  port: ${port}`,
-      '  do-ip6: no',
-      '  server-count: 1',
-      // Response rate limiting would cap identical answers per client; this is a throughput test.
-      '  rrl-ratelimit: 0',
-      '  username: ""',
-      '  chroot: ""',
-      `  zonesdir: "${dir}"`,
-      `  pidfile: "${join(dir, 'nsd.pid')}"`,
-      '  database: ""',
-      `  zonelistfile: "${join(dir, 'zone.list')}"`,
-      `  xfrdfile: "${join(dir, 'xfrd.state')}"`,
-      `  xfrdir: "${dir}"`,
-      `  logfile: "${join(dir, 'nsd.log')}"`,
-      '  verbosity: 0',
-      'remote-control:',
-      '  control-enable: no',
+      ...nsdServerConf(dir, port),
       'zone:',
       '  name: bench.test',
       '  zonefile: bench.test.zone',

@@ -14,18 +14,9 @@ import { SCHEDULER_DEFAULTS } from '../../scheduler/src/defaults.ts';
 import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
 import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
 import { startWorld, type DnsRecordInput, type SmtpHostSpecInput, type WorldHandle } from '../../infra/src/world/index.ts';
+import { benchArgs, rng } from './lib/common.ts';
 
-const args = new Map<string, string>();
-for (let i = 3; i < process.argv.length; i++) {
-  const name = process.argv[i]!.replace(/^--/, '');
-  const value = process.argv[i + 1];
-  if (value === undefined || value.startsWith('--')) {
-    args.set(name, 'true');
-  } else {
-    args.set(name, value);
-    i++;
-  }
-}
+const args = benchArgs();
 const N = Number(args.get('addresses') ?? 100_000);
 const DOMAINS = Number(args.get('domains') ?? 2_000);
 const LATENCY_MS = Number(args.get('latency') ?? 20);
@@ -39,17 +30,6 @@ const RCPTS = 20;
 /** The politeness limit per (provider, source IP); with two probe nodes (two IPs) a host may see twice this. */
 const PER_HOST_SESSIONS = 5;
 const say = (msg: string) => process.stdout.write(`${msg}\n`);
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind = 'normal' | 'catchall' | 'greylist' | 'nxdomain' | 'refused';
 interface Domain {

@@ -24,18 +24,9 @@ import { findFreePort } from '../../infra/src/world/index.ts';
 import { addDomains } from '../../portfolio-scanner/src/store/domains.ts';
 import { applyChanges, generateDomains, writeNsdFiles } from './lib/portfolio-world.ts';
 import { naiveScan } from './lib/naive-scanner.ts';
+import { benchArgs } from './lib/common.ts';
 
-const args = new Map<string, string>();
-for (let i = 3; i < process.argv.length; i++) {
-  const name = process.argv[i]!.replace(/^--/, '');
-  const value = process.argv[i + 1];
-  if (value === undefined || value.startsWith('--')) {
-    args.set(name, 'true');
-  } else {
-    args.set(name, value);
-    i++;
-  }
-}
+const args = benchArgs();
 const N = Number(args.get('domains') ?? 100_000);
 const LATENCY_MS = Number(args.get('latency') ?? 20);
 const SEED = Number(args.get('seed') ?? 1);

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OperatorBudgets, nsDomain } from '../../../portfolio-scanner/src/politeness/operators.ts';
 import { PORTFOLIO_DEFAULTS } from '../../../portfolio-scanner/src/defaults.ts';
+import { nsdServerConf, rng } from './common.ts';
 
 export type Mail = 'google' | 'm365' | 'mimecast' | 'proofpoint' | 'self';
 
@@ -34,17 +35,6 @@ const LARGE_NS: readonly string[][] = [
 /** Reverse zones served: the bench's addresses live in these /24s. */
 const NETS = ['198.51.100', '203.0.113', '192.0.2'] as const;
 const TTL_S = 300;
-
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function generateDomains(n: number, seed: number): BenchDomain[] {
   const rand = rng(seed);
@@ -168,24 +158,7 @@ export function writeNsdFiles(dir: string, domains: readonly BenchDomain[], port
   }
   const conf = join(dir, 'nsd.conf');
   const head = [
-    'server:',
-    `  ip-address: 127.0.0.1@${port}`,
-    '  do-ip6: no',
-    '  server-count: 1',
-    // Response rate limiting caps identical answers per client: a scanner is one client here.
-    '  rrl-ratelimit: 0',
-    '  username: ""',
-    '  chroot: ""',
-    `  zonesdir: "${dir}"`,
-    `  pidfile: "${join(dir, 'nsd.pid')}"`,
-    '  database: ""',
-    `  zonelistfile: "${join(dir, 'zone.list')}"`,
-    `  xfrdfile: "${join(dir, 'xfrd.state')}"`,
-    `  xfrdir: "${dir}"`,
-    `  logfile: "${join(dir, 'nsd.log')}"`,
-    '  verbosity: 0',
-    'remote-control:',
-    '  control-enable: no',
+    ...nsdServerConf(dir, port),
     'pattern:',
     '  name: z',
     '  zonefile: "%s.zone"',
