@@ -155,12 +155,30 @@ describe('scanDomain: every field of a scripted domain', () => {
 });
 
 describe('scanDomain: DKIM selectors', () => {
-  it('tries the vendor selectors every scan, the full list on a full sweep, and known selectors always', async () => {
+  it('tries the pointed-at vendors\' selectors every scan, the full list on a full sweep, and known selectors always', async () => {
     expect((await scan('pf-mimecast.test')).observation.dkim_selectors).toBe('mimecast');
     expect((await scan('pf-mimecast.test', { fullDkimSweep: true })).observation.dkim_selectors).toBe('dkim, mimecast');
     const later = await scan('pf-mimecast.test', { knownSelectors: ['dkim', 'mimecast'] });
     expect(later.observation.dkim_selectors).toBe('dkim, mimecast');
     expect(later.observation.dkim_hosts).toBe('dkim._domainkey.pf-mimecast.test, mimecast._domainkey.pf-mimecast.test');
+  });
+
+  it('without a full sweep asks only the selectors of the vendors the MX, SPF and TXT point at', async () => {
+    const asked: string[] = [];
+    const recording: Resolver = { resolve: (name, type) => (asked.push(name.toLowerCase()), resolver.resolve(name, type)) };
+    const selectorsAsked = (domain: string) => asked.filter((n) => n.endsWith(`._domainkey.${domain}`)).map((n) => n.split('.')[0]).sort();
+    // Google Workspace MX and SPF (plus SendGrid in its SPF): those vendors' selectors, not Microsoft's or Mailchimp's.
+    expect((await scan('pf-google.test', { resolver: recording })).observation.dkim_selectors).toBe('google');
+    expect(selectorsAsked('pf-google.test')).toEqual(['google', 'google2048', 's1', 's2', 'sendgrid', 'smtpapi']);
+    // The full sweep still asks the other vendors' selectors.
+    asked.length = 0;
+    await scan('pf-google.test', { resolver: recording, fullDkimSweep: true });
+    expect(selectorsAsked('pf-google.test')).toEqual(expect.arrayContaining(['google', 'selector1', 'k1', 's1', 'default']));
+    // An SPF tree with a failed include cannot rule a vendor out: every vendor selector, so a
+    // Microsoft 365 key is found though nothing else names Microsoft.
+    asked.length = 0;
+    expect((await scan('pf-partial.test', { resolver: recording })).observation.dkim_selectors).toBe('selector1');
+    expect(selectorsAsked('pf-partial.test')).toEqual(expect.arrayContaining(['k1', 's1', 'selector1', 'selector2']));
   });
 
   it('skips the sweep when _domainkey does not exist (RFC 8020)', async () => {

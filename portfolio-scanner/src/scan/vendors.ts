@@ -43,6 +43,30 @@ export function dkimVendors(found: readonly Pick<DkimSelectorFound, 'selector' |
  */
 export const VENDOR_DKIM_SELECTORS: readonly string[] = DKIM_SELECTORS.filter((s) => dkimProvider(s, [])?.evidence === 'selector');
 
+/**
+ * The vendor selectors worth asking on a scan without the full sweep: those of the vendors the
+ * domain's own DNS points at (MX provider, SPF senders, TXT/MX technologies). A vendor signs with
+ * its selectors only for domains that send through it, and those name it in their MX, SPF or a
+ * verification TXT; a key of a vendor the domain does not point at waits for the weekly full sweep
+ * (the previous scan's selectors are always asked again, so nothing found is lost). Vendor names
+ * differ between the tables ("Brevo (Sendinblue)", "Zoho Mail"/"Zoho"), so they are matched by
+ * their first word, lower-cased, with the one alias the tables need.
+ */
+export function targetedDkimSelectors(vendorNames: readonly string[]): string[] {
+  const keys = new Set(vendorNames.map(vendorKey));
+  return VENDOR_DKIM_SELECTORS.filter((s) => {
+    const provider = dkimProvider(s, [])?.provider;
+    return provider !== undefined && keys.has(vendorKey(provider));
+  });
+}
+
+const VENDOR_KEY_ALIASES: Readonly<Record<string, string>> = { freshdesk: 'freshworks' };
+
+function vendorKey(name: string): string {
+  const word = /[a-z0-9]+/.exec(name.toLowerCase())?.[0] ?? '';
+  return VENDOR_KEY_ALIASES[word] ?? word;
+}
+
 export interface DnsTraces {
   txt: readonly string[];
   mx: readonly string[];
