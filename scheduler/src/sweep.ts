@@ -7,7 +7,10 @@
 // - deadlines: running jobs past `deadline_at` end their leftover items unknown/deadline, refund
 //   them once (ledger id refund:<job>:deadline) and complete. `deadline_settled: false` marks a
 //   sweep in progress, so a replica dying part-way is finished by the next sweep, and no other
-//   path completes the job before its refund is recorded.
+//   path completes the job before its refund is recorded. Leftovers end in batches of
+//   STORE_BATCH_MAX (the finisher's cap), one transaction each, not one over up to 25,000 items;
+//   the refund is counted from the stored items after the last batch, so a sweep cut between
+//   batches refunds nothing until the next one has ended the rest, and then once.
 import type { Db } from 'mongodb';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { addCredits } from '@dv/accounts';
@@ -151,18 +154,11 @@ export class Sweeper {
       const res = await this.jobs.updateOne({ _id: job._id, status: 'running', deadline_settled: { $ne: false } }, { $set: { deadline_settled: false } });
       if (res.modifiedCount === 0 && job.status !== 'running') return;
     }
-    const now = new Date();
-    const leftovers = await this.items.find({ job_id: job._id, state: { $in: ['queued', 'waiting_retry'] } }).toArray();
-    if (leftovers.length > 0) {
-      const finished: FinishedItem[] = leftovers.map((item) => ({
-        itemId: item._id,
-        jobId: job._id,
-        accountId: job.account_id,
-        mode: job.mode,
-        attempts: item.attempts,
-        result: verdict({ email: item.email, syntax: checkSyntax(item.email), now, ref: item.ref, deadlineReached: true }),
-      }));
-      await this.d.store.store(finished, { complete: false });
+    let leftovers = 0;
+    for (;;) {
+      const ended = await this.endDeadlineBatch(job);
+      if (ended === 0) break;
+      leftovers += ended;
     }
     if (job.mode === 'live') {
       const n = await this.items.countDocuments({ job_id: job._id, 'result.sub_status': 'deadline' });
@@ -174,6 +170,28 @@ export class Sweeper {
     }
     await this.jobs.updateOne({ _id: job._id }, { $set: { deadline_settled: true } });
     await this.d.store.checkCompletion(job._id);
-    this.d.log.info({ job: job._id, leftovers: leftovers.length }, 'job deadline reached');
+    this.d.log.info({ job: job._id, leftovers }, 'job deadline reached');
+  }
+
+  /**
+   * Ends at most STORE_BATCH_MAX of the job's open items unknown/deadline in one store transaction
+   * (not completing the job: its deadline is not settled yet). Returns how many it found; 0 when
+   * none are left. Each call makes progress: an item found open either moves to done here or was
+   * moved by another replica meanwhile, and the next call no longer finds it.
+   */
+  async endDeadlineBatch(job: JobDoc): Promise<number> {
+    const now = new Date();
+    const batch = await this.items.find({ job_id: job._id, state: { $in: ['queued', 'waiting_retry'] } }).sort({ seq: 1 }).limit(this.d.config.STORE_BATCH_MAX).toArray();
+    if (batch.length === 0) return 0;
+    const finished: FinishedItem[] = batch.map((item) => ({
+      itemId: item._id,
+      jobId: job._id,
+      accountId: job.account_id,
+      mode: job.mode,
+      attempts: item.attempts,
+      result: verdict({ email: item.email, syntax: checkSyntax(item.email), now, ref: item.ref, deadlineReached: true }),
+    }));
+    await this.d.store.store(finished, { complete: false });
+    return batch.length;
   }
 }
