@@ -151,6 +151,8 @@ describe.each([
     expect(objects.every((o) => o.kind === 'Namespace' || o.metadata.namespace === 'dv')).toBe(true);
     const replicas = (name: string) => (find(objects, 'StatefulSet', name).spec as { replicas: number }).replicas;
     expect([replicas('nats'), replicas('mongodb')]).toEqual(prod ? [3, 3] : [1, 1]);
+    // Streams as replicated as the NATS cluster is large (unset means 1).
+    expect(Number(find(objects, 'ConfigMap', 'platform-env').data?.NATS_STREAM_REPLICAS ?? 1)).toBe(replicas('nats'));
   });
 
   it('validates against the Kubernetes, KEDA and Prometheus Operator schemas', async () => {

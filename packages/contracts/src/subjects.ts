@@ -25,7 +25,7 @@ export interface StreamDef {
   subjects: string[];
   retention: 'workqueue' | 'limits';
   maxAgeMs: number;
-  /** Messages replicated across servers; 1 locally, raised in production overlays. */
+  /** Messages replicated across servers when no NATS_STREAM_REPLICAS is given (the services pass theirs to ensureStreams). */
   replicas: number;
   duplicateWindowMs: number;
 }

@@ -138,6 +138,11 @@ export const env = {
 /** Connection settings shared by every service that talks to the platform's servers. */
 export const infraSchema = {
   NATS_URL: env.url(['nats:', 'tls:']).default('nats://127.0.0.1:4222'),
+  /**
+   * Replicas of every JetStream stream and KV bucket the services declare: 1 on one server (local,
+   * tests), 3 on a three-server cluster (the k8s prod overlay). Never lowered at start (nats.ts).
+   */
+  NATS_STREAM_REPLICAS: env.int(1, 1, 5),
   REDIS_URL: env.url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   MONGODB_URL: env.url(['mongodb:', 'mongodb+srv:']).default('mongodb://127.0.0.1:27017/?replicaSet=rs0'),
   MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -').default('deliverability'),

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_COLLECTIONS, COLLECTIONS, CONSUMERS, KV_BUCKETS, RETENTION_DAYS, STREAMS } from '@dv/contracts';
 import { Kvm } from '@nats-io/kv';
+import { z } from 'zod';
 import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
+import { loadConfig, serviceSchema } from './config.ts';
 import { createLogger } from './logger.ts';
 import { ensureCollections, type MongoDependency } from './mongo.ts';
-import { connectNats, ensureKvBuckets, ensureStreams, natsManager, type NatsDependency } from './nats.ts';
+import { StreamReplicasError, connectNats, ensureKvBuckets, ensureStreams, natsManager, replicasFor, type NatsDependency } from './nats.ts';
 import { connectRedis } from './redis.ts';
 
 const log = createLogger('test', 'silent');
@@ -51,6 +53,49 @@ describe('declared streams, consumers and buckets', () => {
     await ensureStreams(jsm, [{ ...def, maxAgeMs: 120_000 }], []);
     expect((await jsm.streams.info('TESTUPD')).config.max_age).toBe(120_000 * 1_000_000);
     await jsm.streams.delete('TESTUPD');
+  });
+});
+
+describe('stream replicas (NATS_STREAM_REPLICAS)', () => {
+  const def = { name: 'TESTREPL', subjects: ['testrepl.>'], retention: 'limits' as const, maxAgeMs: 60_000, replicas: 1, duplicateWindowMs: 10_000 };
+
+  it('come from configuration: 1 unless set, 1 to 5', () => {
+    const schema = serviceSchema(0);
+    expect(loadConfig('t', z.object(schema), {}).NATS_STREAM_REPLICAS).toBe(1);
+    expect(loadConfig('t', z.object(schema), { NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);
+    expect(() => loadConfig('t', z.object(schema), { NATS_STREAM_REPLICAS: '0' })).toThrow(/NATS_STREAM_REPLICAS/);
+  });
+
+  it('3 on a single server: a new stream or bucket is refused with a message naming the setting', async () => {
+    const jsm = await natsManager(nats.nc);
+    const refusal = ensureStreams(jsm, [def], [], { replicas: 3 });
+    await expect(refusal).rejects.toBeInstanceOf(StreamReplicasError);
+    await expect(refusal).rejects.toThrow(/stream TESTREPL: NATS_STREAM_REPLICAS=3 refused by the NATS server .*set NATS_STREAM_REPLICAS=1/);
+    expect(await jsm.streams.info('TESTREPL').then(() => true, () => false)).toBe(false);
+    await expect(ensureKvBuckets(nats.nc, [{ bucket: 'TESTREPLKV', ttlMs: 60_000, history: 1 }], { replicas: 3 })).rejects.toThrow(/stream KV_TESTREPLKV: NATS_STREAM_REPLICAS=3/);
+  });
+
+  it('3 on a single server: raising an existing R1 stream or bucket is refused the same way, and it stays R1', async () => {
+    const jsm = await natsManager(nats.nc);
+    await ensureStreams(jsm, [def], [], { replicas: 1 });
+    await ensureKvBuckets(nats.nc, [{ bucket: 'TESTREPLKV', ttlMs: 60_000, history: 1 }], { replicas: 1 });
+    await expect(ensureStreams(jsm, [def], [], { replicas: 3 })).rejects.toBeInstanceOf(StreamReplicasError);
+    await expect(ensureKvBuckets(nats.nc, [{ bucket: 'TESTREPLKV', ttlMs: 60_000, history: 1 }], { replicas: 3 })).rejects.toBeInstanceOf(StreamReplicasError);
+    expect((await jsm.streams.info('TESTREPL')).config.num_replicas).toBe(1);
+    expect((await jsm.streams.info('KV_TESTREPLKV')).config.num_replicas).toBe(1);
+    // Configured 1 again: applies cleanly.
+    await ensureStreams(jsm, [def], [], { replicas: 1 });
+    await jsm.streams.delete('TESTREPL');
+    await jsm.streams.delete('KV_TESTREPLKV');
+  });
+
+  it('are raised on an existing stream, never lowered (a service without the setting keeps R3)', () => {
+    const warnings: unknown[] = [];
+    const log = { warn: (o: unknown) => warnings.push(o) } as unknown as Parameters<typeof replicasFor>[3];
+    expect(replicasFor('VERIFY', 3, 1, log)).toBe(3);
+    expect(replicasFor('VERIFY', 1, 3, log)).toBe(3);
+    expect(replicasFor('VERIFY', 3, 3, log)).toBe(3);
+    expect(warnings).toEqual([{ stream: 'VERIFY', replicas: 3, configured: 1 }, { stream: 'VERIFY', from: 1, to: 3 }]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstreamManager, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { ConsumerDef, KvBucketDef, StreamDef } from '@dv/contracts';
 import { within, type Dependency } from './dependency.ts';
@@ -40,21 +40,79 @@ export async function connectNats(url: string, name: string, log: Logger): Promi
   };
 }
 
-/** Creates each stream, or updates it to the declared config: safe to run at every start. */
-export async function ensureStreams(jsm: JetStreamManager, streams: readonly StreamDef[], consumers: readonly ConsumerDef[]): Promise<void> {
+/** How many replicas the declared streams and buckets get (NATS_STREAM_REPLICAS), and where to say so. */
+export interface ReplicaOptions {
+  /** Overrides each StreamDef's `replicas` (and the KV buckets' 1). */
+  replicas?: number;
+  log?: Logger;
+}
+
+/**
+ * The server refused the configured replica count for a reason waiting cannot change: a
+ * non-clustered nats-server holds one replica only. The service stops at start with this message.
+ */
+export class StreamReplicasError extends Error {
+  constructor(stream: string, replicas: number, cause: Error) {
+    super(`stream ${stream}: NATS_STREAM_REPLICAS=${replicas} refused by the NATS server (${cause.message}); a single server (no cluster) holds 1 replica: set NATS_STREAM_REPLICAS=1, or run a cluster of at least ${replicas} servers`);
+    this.name = 'StreamReplicasError';
+  }
+}
+
+/**
+ * The replica count to apply to an existing stream. Raised to the configured count (nats-server
+ * 2.9 moves a clustered stream to more replicas by a stream update), never lowered: one service
+ * started without NATS_STREAM_REPLICAS must not shrink production's R3 streams to R1 (issue 19);
+ * lowering is an operator's `nats stream edit --replicas`.
+ */
+export function replicasFor(name: string, have: number, want: number, log: Logger | undefined): number {
+  if (want > have) log?.warn({ stream: name, from: have, to: want }, 'raising the stream\'s replicas to NATS_STREAM_REPLICAS');
+  else if (want < have) log?.warn({ stream: name, replicas: have, configured: want }, 'stream has more replicas than NATS_STREAM_REPLICAS; kept (lower it by hand if meant)');
+  return Math.max(have, want);
+}
+
+/**
+ * A stream on a non-clustered server has no `cluster` in its info; nats-server 2.9 refuses to
+ * create an R3 stream there (10074) but accepts an update to R3 and merely records it, so an
+ * existing stream is checked here before the update.
+ */
+function refuseUnclustered(stream: string, info: StreamInfo, replicas: number): void {
+  if (replicas > 1 && !info.cluster) throw new StreamReplicasError(stream, replicas, new Error('the server is not clustered'));
+}
+
+/** Runs a stream create/update, turning "replicas not supported here" into a StreamReplicasError. */
+async function applying<T>(stream: string, replicas: number, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    // nats-server: JSStreamReplicasNotSupportedErr, err_code 10074, "replicas > 1 not supported in non-clustered mode".
+    if (replicas > 1 && /not supported in non-clustered mode|10074/.test((err as Error).message)) throw new StreamReplicasError(stream, replicas, err as Error);
+    throw err;
+  }
+}
+
+/**
+ * Creates each stream, or updates it to the declared config: safe to run at every start. The
+ * replica count comes from `opts.replicas` (NATS_STREAM_REPLICAS) and is never lowered on an
+ * existing stream (replicasFor).
+ */
+export async function ensureStreams(jsm: JetStreamManager, streams: readonly StreamDef[], consumers: readonly ConsumerDef[], opts: ReplicaOptions = {}): Promise<void> {
   for (const def of streams) {
+    const want = opts.replicas ?? def.replicas;
     const config = {
       name: def.name,
       subjects: def.subjects,
       retention: def.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
       storage: StorageType.File,
       max_age: nanos(def.maxAgeMs),
-      num_replicas: def.replicas,
+      num_replicas: want,
       duplicate_window: nanos(def.duplicateWindowMs),
     };
-    const exists = await jsm.streams.info(def.name).then(() => true, () => false);
-    if (exists) await jsm.streams.update(def.name, config);
-    else await jsm.streams.add(config);
+    const info = await jsm.streams.info(def.name).catch(() => null);
+    if (info) {
+      const replicas = replicasFor(def.name, info.config.num_replicas, want, opts.log);
+      refuseUnclustered(def.name, info, replicas);
+      await applying(def.name, replicas, () => jsm.streams.update(def.name, { ...config, num_replicas: replicas }));
+    } else await applying(def.name, want, () => jsm.streams.add(config));
   }
   for (const def of consumers) {
     const config = {
@@ -72,9 +130,22 @@ export async function ensureStreams(jsm: JetStreamManager, streams: readonly Str
   }
 }
 
-export async function ensureKvBuckets(nc: NatsConnection, buckets: readonly KvBucketDef[]): Promise<void> {
+/** Creates each bucket with `opts.replicas` replicas (default 1); an existing bucket's stream gets the same rule as ensureStreams (raised, never lowered). */
+export async function ensureKvBuckets(nc: NatsConnection, buckets: readonly KvBucketDef[], opts: ReplicaOptions = {}): Promise<void> {
   const kvm = new Kvm(nc);
-  for (const def of buckets) await kvm.create(def.bucket, { ttl: def.ttlMs, history: def.history });
+  const jsm = await jetstreamManager(nc);
+  const want = opts.replicas ?? 1;
+  for (const def of buckets) {
+    const stream = `KV_${def.bucket}`;
+    const info = await jsm.streams.info(stream).catch(() => null);
+    if (!info) {
+      await applying(stream, want, () => kvm.create(def.bucket, { ttl: def.ttlMs, history: def.history, replicas: want }));
+      continue;
+    }
+    const replicas = replicasFor(stream, info.config.num_replicas, want, opts.log);
+    refuseUnclustered(stream, info, replicas);
+    if (replicas !== info.config.num_replicas) await applying(stream, replicas, () => jsm.streams.update(stream, { num_replicas: replicas }));
+  }
 }
 
 export async function natsManager(nc: NatsConnection): Promise<JetStreamManager> {

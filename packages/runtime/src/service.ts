@@ -9,7 +9,7 @@ import { createHttpApp, finishHttpApp } from './http.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createRegistry } from './metrics.ts';
 import { connectMongo, ensureCollections, type MongoDependency } from './mongo.ts';
-import { connectNats, ensureKvBuckets, ensureStreams, natsManager, type NatsDependency } from './nats.ts';
+import { StreamReplicasError, connectNats, ensureKvBuckets, ensureStreams, natsManager, type NatsDependency } from './nats.ts';
 import { connectRedis, type RedisDependency } from './redis.ts';
 import type { ProductionRules } from './production.ts';
 import { installGracefulShutdown } from './shutdown.ts';
@@ -24,6 +24,7 @@ export interface BaseServiceConfig {
   BEHIND_PROXY: boolean;
   TRUSTED_PROXIES: readonly string[];
   NATS_URL: string;
+  NATS_STREAM_REPLICAS: number;
   REDIS_URL: string;
   MONGODB_URL: string;
   MONGODB_DB: string;
@@ -85,8 +86,9 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   try {
     if (def.needs.nats) {
       nats = await retrying('nats', connectTimeoutMs, log, () => connectNats(config.NATS_URL, def.name, log), async (dep) => {
-        await ensureStreams(await natsManager(dep.nc), STREAMS, CONSUMERS);
-        await ensureKvBuckets(dep.nc, KV_BUCKETS);
+        const replicas = { replicas: config.NATS_STREAM_REPLICAS, log };
+        await ensureStreams(await natsManager(dep.nc), STREAMS, CONSUMERS, replicas);
+        await ensureKvBuckets(dep.nc, KV_BUCKETS, replicas);
       });
       deps.push(nats);
     }
@@ -154,7 +156,8 @@ async function retrying<T extends Dependency>(what: string, timeoutMs: number, l
       }
       return dep;
     } catch (err) {
-      if (Date.now() >= deadline) throw err;
+      // A refusal that waiting cannot change (more replicas than a lone server can hold) ends at once.
+      if (err instanceof StreamReplicasError || Date.now() >= deadline) throw err;
       log.warn({ dependency: what, attempt: n, err: (err as Error).message }, 'not reachable yet; retrying');
       await new Promise((r) => setTimeout(r, Math.min(250 * n, 2_000)));
     }
