@@ -6,7 +6,7 @@
 // entry refund:<job>:unstored, the credits and the job's counters move in one transaction, and a
 // second sweep (or replica) finds the entry and changes nothing.
 import type { Db } from 'mongodb';
-import type { Account, LedgerEntry } from '@dv/accounts';
+import { refundOnce } from '@dv/accounts';
 import { COLLECTIONS, LEDGER_IDS, type JobDoc, type JobItemDoc } from '@dv/contracts';
 
 export interface Reconciled {
@@ -32,15 +32,14 @@ export async function reconcileStoredItems(db: Db, job: JobDoc): Promise<Reconci
     await session.withTransaction(async () => {
       refunded = 0;
       if (refund > 0) {
-        const entry: Omit<LedgerEntry, '_id'> = { account_id: job.account_id, delta: refund, reason: 'refund', note: `unstored: ${missing} items of ${job._id} never stored`, at: now };
-        const rec = await db.collection<LedgerEntry>(COLLECTIONS.creditLedger.name).updateOne({ _id: LEDGER_IDS.refundUnstored(job._id) }, { $setOnInsert: entry }, { upsert: true, session });
-        if (rec.upsertedCount === 0) throw new Moved(); // refunded before
+        const fresh = await refundOnce(db, session, { movementId: LEDGER_IDS.refundUnstored(job._id), accountId: job.account_id, amount: refund, note: `unstored: ${missing} items of ${job._id} never stored`, at: now });
+        if (!fresh) throw new Moved(); // refunded before
       }
+      // A job that moved on since it was read aborts the whole transaction, the refund with it.
       const res = await db
         .collection<JobDoc>(COLLECTIONS.jobs.name)
         .updateOne({ _id: job._id, status: 'running', total: job.total }, { $set: { total: stored, updated_at: now }, $inc: { credits_refunded: refund } }, { session });
       if (res.modifiedCount === 0) throw new Moved();
-      if (refund > 0) await db.collection<Account>(COLLECTIONS.accounts.name).updateOne({ _id: job.account_id }, { $inc: { credits: refund }, $set: { updated_at: now } }, { session });
       refunded = refund;
     });
   } catch (err) {

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { MongoBulkWriteError, MongoServerError, type Db } from 'mongodb';
-import { COLLECTIONS, LEDGER_IDS, RETENTION_DAYS, itemId, newId, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type JobKind, type JobStatus } from '@dv/contracts';
-import type { Account, LedgerEntry } from '@dv/accounts';
+import { COLLECTIONS, RETENTION_DAYS, itemId, newId, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type JobKind, type JobStatus } from '@dv/contracts';
+import type { Account } from '@dv/accounts';
 import { ApiError, type JetStreamPublisher, type Logger } from '@dv/runtime';
 import type { Caller } from './auth.ts';
 import { Coalescer } from './coalescer.ts';
 import type { IntakeItem } from './intake.ts';
 import type { Limits } from './limits.ts';
+import { checkCredits, chargeAndInsert, refundCanceled } from './credits.ts';
 import { publishWithRetry, type PublishRetryOptions } from './publish-retry.ts';
 
 // Job creation, cancel and reads (docs/data-model.md "Flow of one item" and "Credits"). A job's
@@ -204,7 +205,7 @@ export class JobService {
       } else {
         // Items before the charge: a paid job always holds every item it was paid for. A list the
         // account cannot pay for is refused before its items are written (the charge re-checks).
-        if (live && n > 1) await this.checkCredits(account._id, n);
+        if (live && n > 1) await checkCredits(this.o.db, account._id, n);
         await this.storeItems(job, spec.items);
         const outcome = await this.insertJob(account, job, live && n > 0);
         if (outcome !== 'stored') {
@@ -263,7 +264,7 @@ export class JobService {
    */
   private async insertJob(account: Account, job: JobDoc, charge: boolean): Promise<'stored' | JobDoc> {
     try {
-      if (charge) await this.chargeAndInsert(account, job, job.total);
+      if (charge) await chargeAndInsert(this.o.db, account, job, job.total);
       else await this.jobs.insertOne(job);
       return 'stored';
     } catch (err) {
@@ -282,34 +283,9 @@ export class JobService {
     }
   }
 
-  private async checkCredits(accountId: string, n: number): Promise<void> {
-    const current = await this.o.db.collection<Account>(COLLECTIONS.accounts.name).findOne({ _id: accountId }, { projection: { credits: 1 } });
-    if ((current?.credits ?? 0) < n) throw insufficientCredits(n, current?.credits ?? 0);
-  }
-
   /** Items of a job that was never stored (best effort: left over, they are inert and expire). */
   private async dropItems(jobId: string): Promise<void> {
     await this.items.deleteMany({ job_id: jobId }).catch((err: Error) => this.o.log.debug({ job_id: jobId, err: err.message }, 'could not drop the items of a job never stored'));
-  }
-
-  private async chargeAndInsert(account: Account, job: JobDoc, n: number): Promise<void> {
-    const session = this.o.db.client.startSession();
-    try {
-      await session.withTransaction(async () => {
-        const taken = await this.o.db
-          .collection<Account>(COLLECTIONS.accounts.name)
-          .updateOne({ _id: account._id, credits: { $gte: n } }, { $inc: { credits: -n }, $set: { updated_at: job.created_at } }, { session });
-        if (taken.matchedCount === 0) {
-          const current = await this.o.db.collection<Account>(COLLECTIONS.accounts.name).findOne({ _id: account._id }, { session, projection: { credits: 1 } });
-          throw insufficientCredits(n, current?.credits ?? 0);
-        }
-        const entry: LedgerEntry = { _id: LEDGER_IDS.charge(job._id), account_id: account._id, delta: -n, reason: 'charge', note: `${job.kind} ${job._id}`, at: job.created_at };
-        await this.o.db.collection<LedgerEntry>(COLLECTIONS.creditLedger.name).insertOne(entry, { session });
-        await this.jobs.insertOne(job, { session });
-      });
-    } finally {
-      await session.endSession();
-    }
   }
 
   /** Items go in batches, a few at a time (batchConcurrency), before the job document exists. */
@@ -442,29 +418,10 @@ export class JobService {
     await this.o.limits.releaseSlot(job.account_id, job.kind, jobId);
     if (job.mode === 'live') {
       const canceled = await this.items.countDocuments({ job_id: jobId, state: 'canceled' });
-      if (canceled > 0) await this.refund(job, canceled, now);
+      if (canceled > 0) await refundCanceled(this.o.db, job, canceled, now);
     }
     return (await this.get(caller.account._id, jobId)) ?? after;
   }
-
-  private async refund(job: JobDoc, n: number, now: Date): Promise<void> {
-    const session = this.o.db.client.startSession();
-    try {
-      await session.withTransaction(async () => {
-        const entry: Omit<LedgerEntry, '_id'> = { account_id: job.account_id, delta: n, reason: 'refund', note: `cancel ${job._id}`, at: now };
-        const rec = await this.o.db.collection<LedgerEntry>(COLLECTIONS.creditLedger.name).updateOne({ _id: LEDGER_IDS.refundCancel(job._id) }, { $setOnInsert: entry }, { upsert: true, session });
-        if (rec.upsertedCount === 0) return; // refunded before
-        await this.o.db.collection<Account>(COLLECTIONS.accounts.name).updateOne({ _id: job.account_id }, { $inc: { credits: n }, $set: { updated_at: now } }, { session });
-        await this.jobs.updateOne({ _id: job._id }, { $inc: { credits_refunded: n }, $set: { updated_at: now } }, { session });
-      });
-    } finally {
-      await session.endSession();
-    }
-  }
-}
-
-function insufficientCredits(n: number, available: number): ApiError {
-  return new ApiError('insufficient_credits', `This needs ${n} credits and the account has ${available}; upgrade or wait for the period reset.`, { credits_needed: n, credits_available: available });
 }
 
 export function jobTooLarge(n: number, max: number): ApiError {

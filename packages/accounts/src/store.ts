@@ -1,4 +1,4 @@
-import type { Db, MongoServerError } from 'mongodb';
+import type { ClientSession, Db, MongoServerError } from 'mongodb';
 import { COLLECTIONS, MAX_ACTIVE_KEYS_PER_ACCOUNT, PLANS, newId, type PlanName } from '@dv/contracts';
 import { generateKey, generateWebhookSecret, keyMatches, parseKey, type KeyMode } from './keys.ts';
 import type { Account, ApiKeyRecord, LedgerEntry } from './model.ts';
@@ -147,6 +147,20 @@ export async function activeKeyById(db: Db, keyId: string): Promise<Authenticate
   const account = await accounts(db).findOne({ _id: key.account_id });
   if (!account) return null;
   return { account, key };
+}
+
+/**
+ * Gives `amount` credits back under the ledger id `movementId`, inside the caller's transaction, at
+ * most once ever: the entry is upserted and the credits move only when it is new. Returns false
+ * when that refund was made before (the caller then leaves its own counters alone). Job refunds
+ * (cancel, deadline leftovers, items never stored) each have their own id (LEDGER_IDS).
+ */
+export async function refundOnce(db: Db, session: ClientSession, r: { movementId: string; accountId: string; amount: number; note: string; at: Date }): Promise<boolean> {
+  const entry: Omit<LedgerEntry, '_id'> = { account_id: r.accountId, delta: r.amount, reason: 'refund', note: r.note, at: r.at };
+  const recorded = await ledger(db).updateOne({ _id: r.movementId }, { $setOnInsert: entry }, { upsert: true, session });
+  if (recorded.upsertedCount === 0) return false;
+  await accounts(db).updateOne({ _id: r.accountId }, { $inc: { credits: r.amount }, $set: { updated_at: r.at } }, { session });
+  return true;
 }
 
 /**
