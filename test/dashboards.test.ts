@@ -18,6 +18,7 @@ import { addDomains } from '../portfolio-scanner/src/store/index.ts';
 import { requestScan } from '../portfolio-scanner/src/worker/index.ts';
 import { SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../infra/src/services.ts';
 import { ensureCommand } from '../infra/src/stack/install.ts';
+import { until as pollUntil } from './helpers.ts';
 import { REPO_ROOT, startStack, type Stack } from '../infra/src/stack/stack.ts';
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../infra/src/world/index.ts';
 
@@ -65,13 +66,9 @@ async function json(url: string, init: RequestInit & { key?: string } = {}): Pro
   return { status: res.status, body: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+
+/** The shared poll, every 250 ms (each check fetches a service's metrics or a job). */
+const until = (check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<boolean> => pollUntil(check, timeoutMs, what, 250);
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'dv-dashboards-'));

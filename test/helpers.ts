@@ -14,3 +14,14 @@ export async function isolatedMongo(label: string): Promise<MongoDependency> {
   const env = stackEnv();
   return connectMongo(env.MONGODB_URL as string, `t_${label}_${randomBytes(4).toString('hex')}`);
 }
+
+/** Polls `check` every `pollMs` until it answers something truthy, and returns that; throws naming `what` after `timeoutMs`. */
+export async function until<T>(check: () => Promise<T> | T, timeoutMs: number, what = 'condition', pollMs = 100): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}

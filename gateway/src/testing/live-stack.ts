@@ -75,13 +75,4 @@ export async function startLiveStack(h: GatewayHarness, o: LiveStackOptions): Pr
   return stack;
 }
 
-/** Polls until `check` answers something truthy. */
-export async function until<T>(check: () => Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { until } from '../../../test/helpers.ts';

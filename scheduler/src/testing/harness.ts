@@ -133,13 +133,4 @@ export async function startHarness(label: string): Promise<Harness> {
   };
 }
 
-/** Waits until `check` returns a truthy value (polled). */
-export async function until<T>(check: () => Promise<T> | T, timeoutMs: number, what = 'condition'): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { until } from '../../../test/helpers.ts';

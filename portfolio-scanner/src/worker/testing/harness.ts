@@ -15,7 +15,7 @@ import { createLogger, ensureStreams, natsManager, type MongoDependency } from '
 import { applySchema } from '../../../../infra/src/demo-account.ts';
 import { REPO_ROOT, startStack } from '../../../../infra/src/stack/stack.ts';
 import type { WorldHandle } from '../../../../infra/src/world/index.ts';
-import { isolatedMongo, stackEnv } from '../../../../test/helpers.ts';
+import { isolatedMongo, stackEnv, until as sharedUntil } from '../../../../test/helpers.ts';
 import type { GeoLookup } from '../../geo/types.ts';
 import { Planner, type PlannerConfig } from '../../planner/index.ts';
 import { SharedDnsCache } from '../../scan/index.ts';
@@ -182,15 +182,8 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
   };
 }
 
-export async function until<T>(check: () => Promise<T> | T, timeoutMs: number, what = 'condition'): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** The shared poll, every 50 ms (scan tests time what happens within a few seconds). */
+export const until = <T>(check: () => Promise<T> | T, timeoutMs: number, what = 'condition'): Promise<NonNullable<T>> => sharedUntil(check, timeoutMs, what, 50);
 
 /** A counter's value for one label set, from a registry (0 when never counted). */
 export async function counterValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
