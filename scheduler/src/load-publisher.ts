@@ -67,20 +67,22 @@ export class LoadPublisher {
     return info.num_pending + info.num_ack_pending;
   }
 
+  /** Parked items by the queue they came from, one query on the partial retry_due index (items parked before `priority` was recorded count as list). */
+  private async parked(): Promise<{ single: number; list: number }> {
+    const groups = await this.d.db
+      .collection<JobItemDoc>(COLLECTIONS.jobItems.name)
+      .aggregate<{ _id: JobItemDoc['priority'] | null; n: number }>([{ $match: { state: 'waiting_retry' } }, { $group: { _id: '$priority', n: { $sum: 1 } } }])
+      .toArray();
+    const single = groups.find((g) => g._id === 'single')?.n ?? 0;
+    return { single, list: groups.reduce((sum, g) => sum + g.n, 0) - single };
+  }
+
   async compute(): Promise<LoadFigures> {
     const c = this.d.config;
-    const items = this.d.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name);
-    const [single, list, parked, parkedSingle, throughputPerS] = await Promise.all([
-      this.pending(c.SINGLE_CONSUMER),
-      this.pending(c.LIST_CONSUMER),
-      items.countDocuments({ state: 'waiting_retry' }),
-      // Both counts ride the partial retry_due index (parked items only).
-      items.countDocuments({ state: 'waiting_retry', priority: 'single' }),
-      this.throughput(),
-    ]);
+    const [single, list, parked, throughputPerS] = await Promise.all([this.pending(c.SINGLE_CONSUMER), this.pending(c.LIST_CONSUMER), this.parked(), this.throughput()]);
     const cap = this.d.fleet().capacity();
     const figures = computeLoad(
-      { queueSingle: single, queueList: list, parkedSingle, parkedList: parked - parkedSingle, throughputPerS, capacityTotal: cap.total, capacityInUse: cap.inUse },
+      { queueSingle: single, queueList: list, parkedSingle: parked.single, parkedList: parked.list, throughputPerS, capacityTotal: cap.total, capacityInUse: cap.inUse },
       { busySeconds: c.LOAD_BUSY_SECONDS, saturatedSeconds: c.LOAD_SATURATED_SECONDS, busyCapacity: c.LOAD_BUSY_CAPACITY, saturatedCapacity: c.LOAD_SATURATED_CAPACITY, idleSecondsPerSingle: c.IDLE_SECONDS_PER_SINGLE },
       new Date(),
     );
