@@ -8,13 +8,10 @@ import { mountRoutes } from './routes/route.ts';
 
 /**
  * Mounts the lookup service on an app made by the runtime's createHttpApp (health, readiness,
- * metrics, JSON body parsing); the runtime's finishHttpApp adds the problem+json 404 and error
+ * metrics, JSON body parsing, `trust proxy` from TRUSTED_PROXIES); the runtime's finishHttpApp adds the problem+json 404 and error
  * handlers after it. Kept apart from main.ts so tests can run the service in-process.
  */
 export async function mountLookup(app: Express, ctx: LookupContext, db: Db): Promise<void> {
   await ensureCollections(db, Object.values(LOOKUP_COLLECTIONS));
-  // X-Forwarded-For is honoured only when the socket peer is one of TRUSTED_PROXIES (proxy-addr,
-  // through express); with none configured req.ip is the socket address.
-  app.set('trust proxy', ctx.config.TRUSTED_PROXIES.length > 0 ? ctx.config.TRUSTED_PROXIES : false);
   mountRoutes(app, ctx, ROUTES);
 }

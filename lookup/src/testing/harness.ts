@@ -35,7 +35,7 @@ export async function startLookup(opts: { engine: Engine; env?: Record<string, s
     redisDep = await connectRedis(config.REDIS_URL, log);
     mongo = await isolatedMongo(opts.label ?? 'lookup');
     const ctx = createLookupContext({ config, engine: opts.engine, redis: redisDep.redis, db: mongo.db, log, registry, mailer: opts.mailer });
-    const app = createHttpApp({ registry, log, dependencies: () => [], isShuttingDown: () => false });
+    const app = createHttpApp({ registry, log, dependencies: () => [], isShuttingDown: () => false, trustedProxies: config.TRUSTED_PROXIES });
     await mountLookup(app, ctx, mongo.db);
     finishHttpApp(app, log);
     const srv = createServer(app);
