@@ -76,6 +76,8 @@ export interface StartServiceOptions {
   onLine?: (line: string) => void;
   /** Own process group (npm start), with its pid recorded in this folder for leftover clean-up. */
   detachedPidDir?: string;
+  /** argv run before node, e.g. `ip netns exec <ns>` to run the service on a simulated host (./cluster). */
+  wrap?: readonly string[];
 }
 
 /**
@@ -89,7 +91,8 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
   const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, PORT: String(opts.port ?? 0), HOST: opts.env.HOST ?? '127.0.0.1' };
   const nodeOptions = [SERVICE_NODE_OPTIONS[name], env.NODE_OPTIONS ?? ''].filter(Boolean).join(' ');
   if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
-  const child = spawn(process.execPath, [join(REPO_ROOT, name, 'src', 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT, detached: opts.detachedPidDir !== undefined });
+  const [file, ...argv] = [...(opts.wrap ?? []), process.execPath, join(REPO_ROOT, name, 'src', 'main.ts')];
+  const child = spawn(file!, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT, detached: opts.detachedPidDir !== undefined });
   if (opts.detachedPidDir) recordPid(opts.detachedPidDir, name, child.pid);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   // The last output lines (stdout JSON logs and stderr), quoted when the process dies before listening.

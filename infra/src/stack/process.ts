@@ -13,6 +13,8 @@ export interface StartProcessOptions {
   env?: NodeJS.ProcessEnv;
   /** Own process group: a terminal's Ctrl-C then reaches only the launcher, which stops servers last. */
   detached?: boolean;
+  /** argv run before the command, e.g. `ip netns exec <ns>` to start it on a simulated host (../cluster). */
+  wrap?: readonly string[];
 }
 
 export function startProcess(name: string, command: string, args: string[], dataDir: string, opts: StartProcessOptions = {}): Managed {
@@ -21,7 +23,8 @@ export function startProcess(name: string, command: string, args: string[], data
   // The child writes straight to its log file: no pipe stays open in this process, so helpers the
   // server leaves behind for a moment (wineserver) cannot keep the launcher's event loop alive.
   const fd = openSync(join(logDir, `${name}.log`), 'a');
-  const child = spawn(command, args, { env: opts.env ?? process.env, stdio: ['ignore', fd, fd], detached: opts.detached ?? false });
+  const [file, ...argv] = [...(opts.wrap ?? []), command, ...args];
+  const child = spawn(file!, argv, { env: opts.env ?? process.env, stdio: ['ignore', fd, fd], detached: opts.detached ?? false });
   closeSync(fd);
   let alive = true;
   const exited = new Promise<number | null>((resolve) => {

@@ -25,18 +25,29 @@ export interface ServerHandle {
 const HOST = '127.0.0.1';
 type Log = (msg: string) => void;
 
+/** Where a server runs: loopback by default; on a simulated host (../cluster) its address and `ip netns exec` prefix. */
+export interface ServerPlacement {
+  host: string;
+  wrap?: readonly string[];
+}
+const LOOPBACK: ServerPlacement = { host: HOST };
+
 abstract class ProcessServer implements ServerHandle {
   abstract readonly name: ServerName;
   abstract readonly url: string;
   readonly port: number;
   protected readonly dataDir: string;
   protected readonly detached: boolean;
+  protected readonly host: string;
+  protected readonly wrap: readonly string[] | undefined;
   protected proc: Managed | undefined;
 
-  constructor(port: number, dataDir: string, detached: boolean) {
+  constructor(port: number, dataDir: string, detached: boolean, placement: ServerPlacement) {
     this.port = port;
     this.dataDir = dataDir;
     this.detached = detached;
+    this.host = placement.host;
+    this.wrap = placement.wrap;
   }
 
   pid(): number | undefined {
@@ -60,18 +71,18 @@ export class NatsServer extends ProcessServer {
   readonly url: string;
   private readonly bin: string;
 
-  constructor(port: number, dataDir: string, log: Log, detached = false) {
-    super(port, dataDir, detached);
-    this.url = `nats://${HOST}:${port}`;
+  constructor(port: number, dataDir: string, log: Log, detached = false, placement: ServerPlacement = LOOPBACK) {
+    super(port, dataDir, detached, placement);
+    this.url = `nats://${placement.host}:${port}`;
     this.bin = ensureCommand('nats-server', 'nats-server', log);
   }
 
   async start(): Promise<void> {
     const store = join(this.dataDir, 'nats');
     mkdirSync(store, { recursive: true });
-    this.proc = startProcess('nats', this.bin, ['-a', HOST, '-p', String(this.port), '-js', '-sd', store, '-n', `dv-${this.port}`], this.dataDir, { detached: this.detached });
+    this.proc = startProcess('nats', this.bin, ['-a', this.host, '-p', String(this.port), '-js', '-sd', store, '-n', `dv-${this.port}`], this.dataDir, { detached: this.detached, wrap: this.wrap });
     const proc = this.proc;
-    await waitForPort(HOST, this.port, 15_000, () => proc.alive());
+    await waitForPort(this.host, this.port, 15_000, () => proc.alive());
   }
 }
 
@@ -80,9 +91,9 @@ export class RedisServer extends ProcessServer {
   readonly url: string;
   private readonly bin: string;
 
-  constructor(port: number, dataDir: string, log: Log, detached = false) {
-    super(port, dataDir, detached);
-    this.url = `redis://${HOST}:${port}`;
+  constructor(port: number, dataDir: string, log: Log, detached = false, placement: ServerPlacement = LOOPBACK) {
+    super(port, dataDir, detached, placement);
+    this.url = `redis://${placement.host}:${port}`;
     this.bin = ensureCommand('redis-server', 'redis-server', log);
   }
 
@@ -90,17 +101,17 @@ export class RedisServer extends ProcessServer {
     const dir = join(this.dataDir, 'redis');
     mkdirSync(dir, { recursive: true });
     // Append-only persistence keeps politeness and retry state across a Redis restart, as in production.
-    this.proc = startProcess('redis', this.bin, ['--bind', HOST, '--port', String(this.port), '--dir', dir, '--save', '', '--appendonly', 'yes', '--protected-mode', 'yes'], this.dataDir, { detached: this.detached });
+    this.proc = startProcess('redis', this.bin, ['--bind', this.host, '--port', String(this.port), '--dir', dir, '--save', '', '--appendonly', 'yes', '--protected-mode', 'yes'], this.dataDir, { detached: this.detached, wrap: this.wrap });
     const proc = this.proc;
-    await waitForPort(HOST, this.port, 15_000, () => proc.alive());
-    await waitForRedisPong(this.port);
+    await waitForPort(this.host, this.port, 15_000, () => proc.alive());
+    await waitForRedisPong(this.host, this.port);
   }
 }
 
-async function waitForRedisPong(port: number): Promise<void> {
+async function waitForRedisPong(host: string, port: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const pong = await new Promise<boolean>((resolve) => {
-      const sock = connect({ host: HOST, port }, () => sock.write('PING\r\n'));
+      const sock = connect({ host, port }, () => sock.write('PING\r\n'));
       sock.once('data', (d) => {
         sock.destroy();
         resolve(d.toString().startsWith('+PONG'));
@@ -118,30 +129,30 @@ export class MongoServer extends ProcessServer {
   readonly url: string;
   private readonly binary: MongodBinary;
 
-  constructor(port: number, dataDir: string, cacheDir: string, log: Log, detached = false) {
-    super(port, dataDir, detached);
-    this.url = `mongodb://${HOST}:${port}/?replicaSet=rs0&directConnection=true`;
+  constructor(port: number, dataDir: string, cacheDir: string, log: Log, detached = false, placement: ServerPlacement = LOOPBACK) {
+    super(port, dataDir, detached, placement);
+    this.url = `mongodb://${placement.host}:${port}/?replicaSet=rs0&directConnection=true`;
     this.binary = resolveMongod(cacheDir, log);
   }
 
   async start(): Promise<void> {
     const dbPath = join(this.dataDir, 'mongodb');
     mkdirSync(dbPath, { recursive: true });
-    const args = ['--bind_ip', HOST, '--port', String(this.port), '--replSet', 'rs0', '--wiredTigerCacheSizeGB', '0.25', '--setParameter', 'diagnosticDataCollectionEnabled=false', '--quiet'];
+    const args = ['--bind_ip', this.host, '--port', String(this.port), '--replSet', 'rs0', '--wiredTigerCacheSizeGB', '0.25', '--setParameter', 'diagnosticDataCollectionEnabled=false', '--quiet'];
     if (this.binary.kind === 'native') {
-      this.proc = startProcess('mongodb', this.binary.path, ['--dbpath', dbPath, ...args], this.dataDir, { detached: this.detached });
+      this.proc = startProcess('mongodb', this.binary.path, ['--dbpath', dbPath, ...args], this.dataDir, { detached: this.detached, wrap: this.wrap });
     } else {
-      this.proc = startProcess('mongodb', this.binary.wine64, [this.binary.exe, '--dbpath', winePath(dbPath), ...args], this.dataDir, { env: wineEnv(this.binary.prefix), detached: this.detached });
+      this.proc = startProcess('mongodb', this.binary.wine64, [this.binary.exe, '--dbpath', winePath(dbPath), ...args], this.dataDir, { env: wineEnv(this.binary.prefix), detached: this.detached, wrap: this.wrap });
     }
     const proc = this.proc;
-    await waitForPort(HOST, this.port, 120_000, () => proc.alive());
-    await initiateReplicaSet(this.port);
+    await waitForPort(this.host, this.port, 120_000, () => proc.alive());
+    await initiateReplicaSet(this.host, this.port);
   }
 
   // mongod under wine ignores SIGTERM; the shutdown command is the clean way for both builds.
   override async stop(): Promise<void> {
     if (!this.proc?.alive()) return;
-    const client = new MongoClient(`mongodb://${HOST}:${this.port}/?directConnection=true`, { serverSelectionTimeoutMS: 2_000 });
+    const client = new MongoClient(`mongodb://${this.host}:${this.port}/?directConnection=true`, { serverSelectionTimeoutMS: 2_000 });
     try {
       await client.connect();
       await client.db('admin').command({ shutdown: 1, force: true }).catch(() => undefined);
@@ -162,12 +173,12 @@ export class MongoServer extends ProcessServer {
   }
 }
 
-async function initiateReplicaSet(port: number): Promise<void> {
-  const client = new MongoClient(`mongodb://${HOST}:${port}/?directConnection=true`, { serverSelectionTimeoutMS: 30_000 });
+async function initiateReplicaSet(hostAddress: string, port: number): Promise<void> {
+  const client = new MongoClient(`mongodb://${hostAddress}:${port}/?directConnection=true`, { serverSelectionTimeoutMS: 30_000 });
   try {
     await client.connect();
     const admin = client.db('admin');
-    const host = `${HOST}:${port}`;
+    const host = `${hostAddress}:${port}`;
     const status = await admin.command({ replSetGetStatus: 1 }).then(() => 'ok', (err: { code?: number }) => (err.code === 94 ? 'uninitiated' : err.code === 93 ? 'moved' : 'ok'));
     if (status === 'uninitiated') {
       await admin.command({ replSetInitiate: { _id: 'rs0', members: [{ _id: 0, host }] } });

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { killLeftovers } from './process.ts';
-import { ExternalMongo, MongoServer, NatsServer, RedisServer, allocatePort, type ServerHandle, type ServerName } from './servers.ts';
+import { ExternalMongo, MongoServer, NatsServer, RedisServer, allocatePort, type ServerHandle, type ServerName, type ServerPlacement } from './servers.ts';
 
 export interface StackOptions {
   /** Data and logs of this stack; each stack (npm start, a test run) uses its own folder. */
@@ -14,6 +14,8 @@ export interface StackOptions {
   log?: (msg: string) => void;
   /** Servers in their own process group (npm start): Ctrl-C reaches the launcher only. */
   detached?: boolean;
+  /** On a simulated host (../cluster): its address, `ip netns exec` prefix and the servers' standard ports. */
+  placement?: ServerPlacement & { ports: Record<ServerName, number> };
 }
 
 export interface Stack {
@@ -41,10 +43,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const servers: Partial<Record<ServerName, ServerHandle>> = {};
   const mongodbUrl = opts.mongodbUrl ?? process.env.MONGODB_URL;
   const detached = opts.detached ?? false;
-  if (wanted.includes('nats')) servers.nats = new NatsServer(await allocatePort(), dataDir, log, detached);
-  if (wanted.includes('redis')) servers.redis = new RedisServer(await allocatePort(), dataDir, log, detached);
+  const place = opts.placement;
+  const port = async (name: ServerName) => place?.ports[name] ?? (await allocatePort());
+  if (wanted.includes('nats')) servers.nats = new NatsServer(await port('nats'), dataDir, log, detached, place);
+  if (wanted.includes('redis')) servers.redis = new RedisServer(await port('redis'), dataDir, log, detached, place);
   if (wanted.includes('mongodb')) {
-    servers.mongodb = mongodbUrl ? new ExternalMongo(mongodbUrl) : new MongoServer(await allocatePort(), dataDir, opts.cacheDir ?? DEFAULT_CACHE_DIR, log, detached);
+    servers.mongodb = mongodbUrl && !place ? new ExternalMongo(mongodbUrl) : new MongoServer(await port('mongodb'), dataDir, opts.cacheDir ?? DEFAULT_CACHE_DIR, log, detached, place);
   }
   const handles = Object.values(servers);
   const started = await Promise.allSettled(handles.map((h) => h.start()));
