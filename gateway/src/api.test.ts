@@ -122,6 +122,7 @@ describe('POST /v1/verify', () => {
     const r2 = await call(h.url, '/v1/verify', { key: b.live, body: { email: 'two@example.com', wait: 0 } });
     expect(r2.status).toBe(402);
     isProblem(r2, 'insufficient_credits');
+    expect(r2.body.detail).toMatch(/^This needs 1 credit and the account has 0;/);
     const sandbox = await call(h.url, '/v1/verify', { key: b.sandbox, body: { email: 'three@example.com', wait: 10 } });
     expect(sandbox.status).toBe(200);
   });

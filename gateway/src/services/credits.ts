@@ -10,7 +10,7 @@ import { ApiError } from '@dv/runtime';
 const accounts = (db: Db) => db.collection<Account>(COLLECTIONS.accounts.name);
 
 export function insufficientCredits(n: number, available: number): ApiError {
-  return new ApiError('insufficient_credits', `This needs ${n} credits and the account has ${available}; upgrade or wait for the period reset.`, { credits_needed: n, credits_available: available });
+  return new ApiError('insufficient_credits', `This needs ${n} ${n === 1 ? 'credit' : 'credits'} and the account has ${available}; upgrade or wait for the period reset.`, { credits_needed: n, credits_available: available });
 }
 
 /** Refuses a job the account cannot pay for before anything of it is written (the charge re-checks). */

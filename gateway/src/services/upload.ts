@@ -6,6 +6,7 @@ import busboy from 'busboy';
 import { parse as csvParse } from 'csv-parse';
 import { ApiError } from '@dv/runtime';
 import { Intake } from './intake.ts';
+import { Utf8OffsetTracker } from './utf8-offset.ts';
 
 // POST /v1/jobs multipart: one CSV or TXT file (part name `file`) plus text fields, parsed as a
 // stream (busboy → UTF-8 check → csv-parse), never held whole in memory. The delimiter (`,`, `;`
@@ -38,33 +39,27 @@ function invalidUpload(msg: string): ApiError {
   return new ApiError('invalid_upload', msg);
 }
 
-/** Validates UTF-8 (fatal decoder) and hashes the raw bytes as they pass. */
+/** Validates UTF-8 and hashes the raw bytes as they pass; an error names the first bad byte's offset. */
 class Utf8Check extends Transform {
-  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly utf8 = new Utf8OffsetTracker();
   private readonly hash: Hash;
-  private offset = 0;
   constructor(hash: Hash) {
     super();
     this.hash = hash;
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     this.hash.update(chunk);
-    try {
-      this.decoder.decode(chunk, { stream: true });
-    } catch {
-      cb(invalidUpload(`The file is not UTF-8 text (invalid bytes near byte ${this.offset}); save it as UTF-8 CSV and upload again.`));
+    const bad = this.utf8.push(chunk);
+    if (bad >= 0) {
+      cb(invalidUpload(`The file is not UTF-8 text: byte ${bad} (counting from 0) is not valid UTF-8; save it as UTF-8 CSV and upload again.`));
       return;
     }
-    this.offset += chunk.length;
     cb(null, chunk);
   }
   override _flush(cb: TransformCallback): void {
-    try {
-      this.decoder.decode();
-      cb();
-    } catch {
-      cb(invalidUpload('The file ends in the middle of a UTF-8 character; save it as UTF-8 and upload again.'));
-    }
+    const cut = this.utf8.end();
+    if (cut >= 0) cb(invalidUpload(`The file ends in the middle of a UTF-8 character (starting at byte ${cut}, counting from 0); save it as UTF-8 and upload again.`));
+    else cb();
   }
 }
 
