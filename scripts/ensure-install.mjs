@@ -1,5 +1,6 @@
-// Runs before `npm start`, `npm run demo` and `npm test` (pre-scripts), under whatever Node the
-// machine has (so plain JavaScript, no TypeScript). On a fresh clone it installs the dependencies,
+// Runs before every npm script a README command names (pre-scripts of start, demo, test, admin,
+// stack, bench, conformance and images), under whatever Node the machine has (so plain JavaScript,
+// no TypeScript). On a fresh clone it installs the dependencies,
 // which include the Node 24 binary every project script then runs on.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
