@@ -64,6 +64,15 @@ export function unreachableOutcome(errors: readonly { ip: string | null; error: 
   return attempts.length > 0 && attempts.length === errors.length && attempts.every((e) => e.error.startsWith('timeout')) ? 'timeout' : 'connect_failed';
 }
 
+/**
+ * `egress` when every MX address this session dialled failed on the node's own side (no source
+ * address, no route out, a local firewall): the hosts were never asked, so the scheduler must
+ * neither mark them down nor judge the addresses, and sends them through another node or IP.
+ */
+export function egressFault(dialled: number, localFailures: number): 'egress' | undefined {
+  return dialled > 0 && localFailures >= dialled ? 'egress' : undefined;
+}
+
 /** EHLO refused with a permanent "unknown command"-style reply: retry with HELO (RFC 5321 §3.2). */
 export function shouldFallBackToHelo(code: number): boolean {
   return code >= 500 && code < 600;

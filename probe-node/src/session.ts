@@ -7,7 +7,7 @@ import { classifyAddress } from '@dv/notify';
 import type { ProbeConfig } from './config.ts';
 import { openDialogue, quit, transaction, type Opened, type Refusal, type Stage } from './dialogue.ts';
 import { hasErrorRoom, type ConnectionPool, type PooledConnection } from './pool.ts';
-import { chooseSourceIp, effectiveTimeouts, unreachableOutcome } from './plan.ts';
+import { chooseSourceIp, effectiveTimeouts, egressFault, unreachableOutcome } from './plan.ts';
 import type { HostResolver } from './resolve.ts';
 import { addressProblem, catchAllAddress, needsSmtpUtf8 } from './smtp/commands.ts';
 import { SessionFailure, SmtpConnection } from './smtp/connection.ts';
@@ -85,9 +85,14 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
     connect_errors: [],
   };
   const notes: string[] = [];
-  const finish = (outcome: Outcome, detail?: string): SessionRun => {
+  // Connect attempts that failed on this node's own side (SessionFailure.local).
+  let localFailures = 0;
+  const finish = (outcome: Outcome, detail?: string, fault?: ProbeSessionReply['node_fault']): SessionRun => {
     if (detail) notes.unshift(detail);
     reply.outcome = outcome;
+    // A session this node cut while stopping says nothing about the host (docs/probe-node.md "Outcomes").
+    const nodeFault = outcome !== 'completed' && deps.signal?.aborted ? 'shutdown' : fault;
+    if (nodeFault) reply.node_fault = nodeFault;
     reply.results = req.addresses.map((address) => {
       const e = entries.get(address)!;
       return { address, reply: e.reply, ms: round(e.ms), state: e.state, ...(e.stage ? { stage: e.stage } : {}) };
@@ -136,7 +141,7 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
     // An idle connection to another host of this MX list is closed before a new one opens, so the
     // hosts never see more connections from us than sessions in flight (pool.ts, politeness).
     await pool?.evict(source.ip, req.mx_hosts);
-    const target = await connectFirst(req.mx_hosts, source.ip, deps.resolver, config.PROBE_MAX_CONNECT_ATTEMPTS, connectTo, reply, signal, now, config.PROBE_ALLOW_PRIVATE_MX);
+    const target = await connectFirst(req.mx_hosts, source.ip, deps.resolver, config.PROBE_MAX_CONNECT_ATTEMPTS, connectTo, reply, signal, now, config.PROBE_ALLOW_PRIVATE_MX, () => void localFailures++);
     if (!target) {
       const tried = reply.connect_errors!.map((e) => `${e.host}${e.ip ? ` (${e.ip})` : ''}: ${e.error}`).join(', ');
       const why = signal.aborted ? `${(signal.reason as Error | undefined)?.message ?? 'aborted'}; ` : '';
@@ -147,7 +152,8 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
       if (!signal.aborted && refused.length > 0 && errors.every((e) => e.ip === null || e.error.startsWith(REFUSED_PREFIX))) {
         return finish('mx_refused', `no MX host may be probed: ${tried}`);
       }
-      return finish(unreachableOutcome(errors.filter((e) => !e.error.startsWith(REFUSED_PREFIX)), signal.aborted), `${why}no MX host reachable: ${tried || 'none tried'}`);
+      const dialled = errors.filter((e) => e.ip !== null && !e.error.startsWith(REFUSED_PREFIX));
+      return finish(unreachableOutcome(errors.filter((e) => !e.error.startsWith(REFUSED_PREFIX)), signal.aborted), `${why}no MX host reachable: ${tried || 'none tried'}`, egressFault(dialled.length, localFailures));
     }
     conn = target.conn;
     Object.assign(reply, { mx_used: target.host, mx_ip: target.ip, source_ip: conn.localAddress });
@@ -307,7 +313,7 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
   } catch (err) {
     keepable = false;
     // A deadline or shutdown that lands between connections still means "timeout".
-    if (err instanceof SessionFailure) return finish(signal.aborted ? 'timeout' : err.outcome, err.message);
+    if (err instanceof SessionFailure) return finish(signal.aborted ? 'timeout' : err.outcome, err.message, err.local ? 'egress' : undefined);
     // Not a server's doing (a bug): still one clear reply, never a crash of the node.
     return finish('protocol_error', `internal error: ${(err as Error).message}`);
   } finally {
@@ -332,6 +338,7 @@ async function connectFirst(
   signal: AbortSignal,
   now: () => number,
   allowPrivate: boolean,
+  onLocalFailure: () => void,
 ): Promise<Target | null> {
   let attempts = 0;
   for (const host of hosts) {
@@ -359,6 +366,7 @@ async function connectFirst(
         return { conn, host, ip, connectMs: now() - t };
       } catch (err) {
         if (!(err instanceof SessionFailure)) throw err;
+        if (err.local) onLocalFailure();
         reply.connect_errors!.push({ host, ip, error: err.message });
       }
     }

@@ -106,6 +106,15 @@ export const probeSessionReply = z.object({
    * over all its transactions. The addresses it left are `unanswered`.
    */
   cut: z.object({ stage: z.enum(PROBE_REPLY_STAGES), reply: smtpReply, errors: z.number().int().nonnegative() }).optional(),
+  /**
+   * Added: the session ended because of the probe node itself, not the MX host: `shutdown` (the
+   * node cut it while stopping) or `egress` (every connection attempt failed on the node's own
+   * side: its source address cannot be bound, no route out, a local firewall). It says nothing
+   * about the host or the addresses: the addresses without a reply go to another node or IP (not
+   * an attempt) and no MX host is marked down. Absent: any failure may be the host's, and counts
+   * against that (MX host, source IP) pair only (docs/scheduler.md "MX health").
+   */
+  node_fault: z.enum(['shutdown', 'egress']).optional(),
   /** Added: milliseconds spent in each step of the first working connection. */
   timings: z
     .object({

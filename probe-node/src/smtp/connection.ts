@@ -10,12 +10,23 @@ export type FailureOutcome = 'connect_failed' | 'timeout' | 'dropped' | 'tls_fai
 
 export class SessionFailure extends Error {
   readonly outcome: FailureOutcome;
-  constructor(outcome: FailureOutcome, message: string) {
+  /** The failure is this node's own (no source address, no route out, a local firewall), not the server's. */
+  readonly local: boolean;
+  constructor(outcome: FailureOutcome, message: string, local = false) {
     super(message);
     this.name = 'SessionFailure';
     this.outcome = outcome;
+    this.local = local;
   }
 }
+
+/**
+ * Connect errors raised by our own side of the connection: the source address is not configured
+ * (or vanished), no route leaves this host, the port range is exhausted, a local firewall said no.
+ * A refusal, a timeout or a host-unreachable (which a router on the way may send) may be the
+ * server's, so they are not here.
+ */
+const LOCAL_CONNECT_ERRORS = new Set(['EADDRNOTAVAIL', 'EADDRINUSE', 'ENETUNREACH', 'ENETDOWN', 'EPERM', 'EACCES']);
 
 export interface ConnectOptions {
   ip: string;
@@ -76,7 +87,7 @@ export class SmtpConnection {
           resolve(new SmtpConnection(socket, opts.caps, opts.signal));
         }
       };
-      const onError = (e: NodeJS.ErrnoException): void => done(new SessionFailure('connect_failed', connectErrorText(e)));
+      const onError = (e: NodeJS.ErrnoException): void => done(new SessionFailure('connect_failed', connectErrorText(e), LOCAL_CONNECT_ERRORS.has(e.code ?? '')));
       const onConnect = (): void => done(null);
       const onAbort = (): void => done(new SessionFailure('connect_failed', abortMessage(opts.signal)));
       const timer = setTimeout(() => done(new SessionFailure('connect_failed', `timeout after ${opts.timeoutMs} ms`)), opts.timeoutMs);
@@ -267,8 +278,9 @@ function connectErrorText(e: NodeJS.ErrnoException): string {
     case 'ECONNREFUSED':
       return 'connection refused';
     case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
       return 'unreachable';
+    case 'ENETUNREACH':
+      return 'no route from this node';
     case 'EADDRNOTAVAIL':
       return 'source address not available';
     default:
