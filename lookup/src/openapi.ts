@@ -1,13 +1,12 @@
 import { createDocument } from 'zod-openapi';
+import { routePaths } from '@dv/runtime';
 import type { LookupConfig } from './config.ts';
-import { toOperation, type RouteDef } from './routes/route.ts';
+import type { RouteDef } from './routes/route.ts';
 
 // The OpenAPI 3.1 document, generated from the same route definitions (and zod schemas) that
 // validate requests. Built once per process: routes and config do not change while it runs.
 
 export function buildOpenApiDocument(routes: readonly RouteDef[], config: LookupConfig): ReturnType<typeof createDocument> {
-  const paths: Record<string, Record<string, ReturnType<typeof toOperation>>> = {};
-  for (const route of routes) (paths[route.path] ??= {})[route.method] = toOperation(route);
   return createDocument({
     openapi: '3.1.0',
     info: {
@@ -29,6 +28,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], config: Lookup
     components: {
       securitySchemes: { freeKey: { type: 'http', scheme: 'bearer', description: 'A free key, dk_free_…; optional (without it the anonymous allowance applies).' } },
     },
-    paths,
+    // Every credential here is optional (`auth: 'optional'`: none, or a free key); public routes say none.
+    paths: routePaths(routes, { security: [{ freeKey: [] }] }),
   });
 }

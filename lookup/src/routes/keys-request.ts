@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { clientIp } from '../client.ts';
 import { emailSchema, requestFreeKey, type KeyRequestAnswer } from '../keys/flow.ts';
-import { defineRoute, jsonResponse, problemResponse, retryAfterHeader, sendJson } from './route.ts';
+import { jsonResponse, problemResponse } from '@dv/runtime';
+import { defineRoute, retryAfterHeader } from './route.ts';
 
 // POST /v1/keys/request {email}: the web-form twin of the MCP tool request_api_key. Always the same
 // answer for a valid address, so the endpoint does not reveal who already holds a key.
@@ -19,6 +20,7 @@ export const keysRequestRoute = defineRoute({
   summary: 'Request a free API key (sends a verification link by email)',
   description: 'Sends a single-use verification link to the address. Opening it shows a new free key (dk_free_…) once. No password, no account.',
   tags: ['keys'],
+  auth: false,
   body: z.object({ email: z.string().max(254).meta({ description: emailSchema.description, example: 'you@example.com' }) }).meta({ id: 'KeyRequest' }),
   responses: {
     '202': jsonResponse('The link was sent.', answerSchema),
@@ -26,8 +28,8 @@ export const keysRequestRoute = defineRoute({
     '429': problemResponse('Too many requests for this address or from this IP today (code rate_limited).', retryAfterHeader),
     '503': problemResponse('The email could not be sent (or mail is not configured); nothing was stored.'),
   },
-  handle: async (ctx, { body }, req, res) => {
-    const answer: KeyRequestResponse = await requestFreeKey(ctx, body.email, clientIp(req));
-    sendJson(res, 202, answer);
+  handle: async ({ ctx, input, req }) => {
+    const answer: KeyRequestResponse = await requestFreeKey(ctx, input.body.email, clientIp(req));
+    return { status: 202, body: answer };
   },
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { escapeHtml } from '../keys/mailer.ts';
 import { redeemVerification, type IssuedKey } from '../keys/flow.ts';
-import { defineRoute, problemResponse } from './route.ts';
+import { problemResponse } from '@dv/runtime';
+import { defineRoute } from './route.ts';
 
 // GET /v1/keys/verify?token=…: the link in the verification email. Spends the token and shows the
 // new key exactly once: JSON for programs, a small HTML page for a browser (Accept: text/html).
@@ -19,14 +20,15 @@ export const keysVerifyRoute = defineRoute({
   operationId: 'verify_key_request',
   summary: 'Follow a verification link: issues and shows the free key once',
   tags: ['keys'],
+  auth: false,
   query: z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the token from the verification email').meta({ description: 'The token from the emailed link.' }) }),
   responses: {
     '200': { description: 'The new key (shown once). HTML when the client prefers text/html.', content: { 'application/json': { schema: issuedSchema }, 'text/html': { schema: z.string() } } },
     '400': problemResponse('Malformed token.'),
     '410': problemResponse('Unknown, used or expired link (code verification_link_expired).'),
   },
-  handle: async (ctx, { query }, req, res) => {
-    const issued: KeyVerifyResponse = await redeemVerification(ctx, query.token);
+  handle: async ({ ctx, input, req, res }) => {
+    const issued: KeyVerifyResponse = await redeemVerification(ctx, input.query.token);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Referrer-Policy', 'no-referrer');
     if (req.accepts(['application/json', 'text/html']) === 'text/html') {

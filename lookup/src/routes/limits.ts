@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { currentUsage, resolveCaller } from '../caller.ts';
+import { currentUsage } from '../caller.ts';
 import { TIERS } from '../envelope.ts';
-import { defineRoute, jsonResponse, problemResponse, sendJson } from './route.ts';
+import { jsonResponse, problemResponse } from '@dv/runtime';
+import { defineRoute } from './route.ts';
 
 // GET /v1/meta/limits (body not shown in the spec): the caller's own standing today plus the
 // rules of every tier. Reading it is free and never counts as a lookup.
@@ -31,13 +32,12 @@ export const limitsRoute = defineRoute({
   operationId: 'limits',
   summary: 'Your allowance today and the limits of every tier',
   tags: ['meta'],
-  optionalAuth: true,
+  auth: 'optional',
   responses: {
     '200': jsonResponse('Allowance and limits.', limitsSchema),
     '401': problemResponse('The Authorization header is not a valid free key.'),
   },
-  handle: async (ctx, _input, req, res) => {
-    const caller = await resolveCaller(ctx, req);
+  handle: async ({ ctx, caller }) => {
     const usage = await currentUsage(ctx, caller);
     const body: LimitsResponse = {
       tier: usage.tier,
@@ -57,6 +57,6 @@ export const limitsRoute = defineRoute({
       cache: { ttl_seconds: ctx.config.CACHE_TTL_SECONDS, cached_answers_count: false },
       targets_per_request: 1,
     };
-    sendJson(res, 200, body);
+    return { status: 200, body };
   },
 });

@@ -1,8 +1,8 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { resolveCaller } from '../caller.ts';
 import { buildMcpServer } from '../mcp/server.ts';
-import { defineRoute, problemResponse } from './route.ts';
+import { problemResponse } from '@dv/runtime';
+import { defineRoute } from './route.ts';
 
 // POST /mcp: MCP over Streamable HTTP, stateless (no session id): every request gets a fresh server
 // and transport, so any replica answers any request. Answers are plain JSON (no SSE stream): the
@@ -18,7 +18,7 @@ export const mcpRoute = defineRoute({
   description:
     'Model Context Protocol, protocol revision 2025-11-25 (older revisions negotiated). Send `Accept: application/json, text/event-stream`. Tools: dns_lookup, email_security_check, dkim_discover, whois_lookup, spf_analyze, dmarc_check, blacklist_check, validate, search, fetch, request_api_key.',
   tags: ['mcp'],
-  optionalAuth: true,
+  auth: 'optional',
   body: z.unknown().meta({ description: 'A JSON-RPC 2.0 request or notification, e.g. {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"dns_lookup","arguments":{"domain":"example.com"}}}.' }),
   responses: {
     '200': { description: 'The JSON-RPC response.', content: { 'application/json': { schema: z.looseObject({ jsonrpc: z.literal('2.0') }) } } },
@@ -26,8 +26,7 @@ export const mcpRoute = defineRoute({
     '401': problemResponse('The Authorization header is not a valid free key.'),
     '406': { description: 'The Accept header does not allow application/json and text/event-stream (JSON-RPC error body).' },
   },
-  handle: async (ctx, { body }, req, res) => {
-    const caller = await resolveCaller(ctx, req);
+  handle: async ({ ctx, caller, input, req, res }) => {
     const server = buildMcpServer(ctx, caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
@@ -35,6 +34,6 @@ export const mcpRoute = defineRoute({
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await transport.handleRequest(req, res, input.body);
   },
 });

@@ -14,8 +14,9 @@ export function openapiRoute(allRoutes: () => readonly RouteDef[]): RouteDef {
     operationId: 'openapi',
     summary: 'This OpenAPI 3.1 description',
     tags: ['meta'],
+  auth: false,
     responses: { '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: z.looseObject({ openapi: z.string() }) } } } },
-    handle: (ctx, _input, _req, res) => {
+    handle: ({ ctx, res }) => {
       cached ??= buildOpenApiDocument(allRoutes(), ctx.config);
       res.setHeader('Cache-Control', 'public, max-age=300');
       res.json(cached);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TOOLS } from '../tools.ts';
-import { defineRoute, jsonResponse } from './route.ts';
+import { jsonResponse } from '@dv/runtime';
+import { defineRoute } from './route.ts';
 
 // GET /: the JSON service index of the spec: the seven lookup paths (plus validate), the limits
 // path, the MCP address, the OpenAPI address, documentation and pricing. Absolute URLs from
@@ -31,8 +32,9 @@ export const serviceIndexRoute = defineRoute({
   operationId: 'service_index',
   summary: 'Service index',
   tags: ['meta'],
+  auth: false,
   responses: { '200': jsonResponse('Where everything is.', serviceIndexSchema) },
-  handle: (ctx, _input, _req, res) => {
+  handle: ({ ctx, res }) => {
     const base = ctx.config.PUBLIC_BASE_URL;
     const body: ServiceIndexResponse = {
       service: 'Free single-domain lookup API (DNS, email security, WHOIS, SPF, DMARC, DKIM, blacklists)',

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { resolveCaller } from '../caller.ts';
 import { envelopeSchema, type LookupEnvelope } from '../envelope.ts';
 import { performLookup } from '../lookups.ts';
 import { TOOLS, type ToolSpec } from '../tools.ts';
-import { defineRoute, jsonResponse, problemResponse, retryAfterHeader, sendJson, type RouteDef } from './route.ts';
+import { jsonResponse, problemResponse } from '@dv/runtime';
+import { defineRoute, retryAfterHeader, type RouteDef } from './route.ts';
 
 // GET /v1/<slug>/{target}: the seven lookup routes. They differ only by data (the tool table), so
 // one definition is instantiated per tool instead of seven copies of the same file.
@@ -34,7 +34,7 @@ export function toolRoute(spec: ToolSpec): RouteDef {
     summary: spec.title,
     description: spec.description,
     tags: ['lookups'],
-    optionalAuth: true,
+    auth: 'optional' as const,
     params: targetParam(spec),
     responses: {
       '200': jsonResponse('The result envelope.', envelopeSchema),
@@ -49,19 +49,17 @@ export function toolRoute(spec: ToolSpec): RouteDef {
     return defineRoute({
       ...common,
       query: detailQuery,
-      handle: async (ctx, { params, query }, req, res) => {
-        const caller = await resolveCaller(ctx, req);
-        const body: ToolResponse = await performLookup(ctx, caller, { tool: spec.name, target: params.target, detail: query.detail }, 'rest');
-        sendJson(res, 200, body);
+      handle: async ({ ctx, caller, input }) => {
+        const body: ToolResponse = await performLookup(ctx, caller, { tool: spec.name, target: input.params.target, detail: input.query.detail }, 'rest');
+        return { status: 200, body };
       },
     });
   }
   return defineRoute({
     ...common,
-    handle: async (ctx, { params }, req, res) => {
-      const caller = await resolveCaller(ctx, req);
-      const body: ToolResponse = await performLookup(ctx, caller, { tool: spec.name, target: params.target }, 'rest');
-      sendJson(res, 200, body);
+    handle: async ({ ctx, caller, input }) => {
+      const body: ToolResponse = await performLookup(ctx, caller, { tool: spec.name, target: input.params.target }, 'rest');
+      return { status: 200, body };
     },
   });
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { resolveCaller } from '../caller.ts';
 import { envelopeSchema, type LookupEnvelope } from '../envelope.ts';
 import { performLookup } from '../lookups.ts';
 import { toolSpec } from '../tools.ts';
-import { defineRoute, jsonResponse, problemResponse, retryAfterHeader, sendJson } from './route.ts';
+import { jsonResponse, problemResponse } from '@dv/runtime';
+import { defineRoute, retryAfterHeader } from './route.ts';
 
 // validate (the spec leaves its REST path open): POST /v1/validate with {"record": "..."} is the
 // main form, since records contain characters (`;`, `+`, `~`, spaces) that are awkward in URLs;
@@ -28,13 +28,12 @@ export const validatePostRoute = defineRoute({
   summary: spec.title,
   description: spec.description,
   tags: ['lookups'],
-  optionalAuth: true,
+  auth: 'optional',
   body: z.object({ record }).meta({ id: 'ValidateRequest' }),
   responses,
-  handle: async (ctx, { body }, req, res) => {
-    const caller = await resolveCaller(ctx, req);
-    const answer: ValidateResponse = await performLookup(ctx, caller, { tool: 'validate', record: body.record }, 'rest');
-    sendJson(res, 200, answer);
+  handle: async ({ ctx, caller, input }) => {
+    const answer: ValidateResponse = await performLookup(ctx, caller, { tool: 'validate', record: input.body.record }, 'rest');
+    return { status: 200, body: answer };
   },
 });
 
@@ -45,12 +44,11 @@ export const validateGetRoute = defineRoute({
   summary: `${spec.title} (query form)`,
   description: 'The same as POST /v1/validate, with the record URL-encoded in the `record` query parameter.',
   tags: ['lookups'],
-  optionalAuth: true,
+  auth: 'optional',
   query: z.object({ record }),
   responses,
-  handle: async (ctx, { query }, req, res) => {
-    const caller = await resolveCaller(ctx, req);
-    const answer: ValidateResponse = await performLookup(ctx, caller, { tool: 'validate', record: query.record }, 'rest');
-    sendJson(res, 200, answer);
+  handle: async ({ ctx, caller, input }) => {
+    const answer: ValidateResponse = await performLookup(ctx, caller, { tool: 'validate', record: input.query.record }, 'rest');
+    return { status: 200, body: answer };
   },
 });

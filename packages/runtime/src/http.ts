@@ -1,9 +1,10 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type Request } from 'express';
 import type { Registry } from 'prom-client';
 import type { Dependency } from './dependency.ts';
 import type { Logger } from './logger.ts';
 import { httpMetrics, readinessMetrics, type ReadinessState } from './metrics.ts';
 import { ApiError, sendProblem } from './problem.ts';
+import { mountRouteErrors } from './route/mount.ts';
 
 export interface HttpAppOptions {
   registry: Registry;
@@ -76,15 +77,9 @@ export function createHttpApp(opts: HttpAppOptions): Express {
 }
 
 export function finishHttpApp(app: Express, log: Logger): void {
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    next(new ApiError('not_found', `No route for ${req.method} ${req.path}`));
-  });
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    sendProblem(res, toApiError(err, req, log));
+  mountRouteErrors(app, {
+    notFound: (req) => new ApiError('not_found', `No route for ${req.method} ${req.path}`),
+    render: (err, req, res) => sendProblem(res, toApiError(err, req, log)),
   });
 }
 

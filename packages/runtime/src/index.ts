@@ -3,6 +3,7 @@ export * from './production.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
 export * from './problem.ts';
+export * from './problem-schema.ts';
 export * from './dependency.ts';
 export * from './http.ts';
 export * from './nats.ts';

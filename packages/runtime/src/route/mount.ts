@@ -1,7 +1,7 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import type { z } from 'zod';
 import { expressPath, type HttpRoute, type RouteInput, type RouteReply } from './define.ts';
-import { zodIssues, type InputSource, type ValidationIssue } from './issues.ts';
+import { parseInput, type InputSource, type ValidationIssue } from './issues.ts';
 
 // Mounts routes on express with the API's own pieces: how a caller is authenticated, how each
 // kind of failure becomes that API's error (thrown, then rendered by its error handler) and how a
@@ -12,22 +12,49 @@ export interface MountOptions<Ctx, Caller> {
   ctx: Ctx;
   /** Runs for routes with `auth` not false; throws the API's 401/403/429. */
   authenticate?: (req: Request, res: Response, route: HttpRoute<Ctx, Caller>) => Promise<Caller>;
-  /** The error thrown for invalid path, query or body input. */
+  /** The error thrown for invalid path, query, header or body input. */
   invalid: (issues: ValidationIssue[], where: InputSource) => unknown;
-  /** The error thrown for a body that is not JSON (routes with a body). */
-  notJson: () => unknown;
+  /** The error thrown for a body that is not JSON (routes with a `body`, not `rawBody`); absent: the body schema alone judges. */
+  notJson?: () => unknown;
   /** The error for a method the path does not serve; `allow` is the Allow header value. */
   methodNotAllowed: (method: string, path: string, allow: string) => unknown;
   /** Writes a RouteReply in the API's success shape. */
   send: (res: Response, reply: RouteReply) => void;
+  /** Aborts every handler's `signal` (the process drains). */
+  signal?: AbortSignal;
 }
 
-function parse<S extends z.ZodType>(schema: S | undefined, value: unknown, where: InputSource, invalid: MountOptions<unknown, unknown>['invalid']): z.output<S> | undefined {
+/** The values of the headers a schema names, under the schema's spelling. */
+function headerValues(schema: z.ZodObject | undefined, req: Request): Record<string, unknown> | undefined {
   if (!schema) return undefined;
-  const input = value ?? (where === 'body' ? undefined : {});
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw invalid(zodIssues(where, result.error, input), where);
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const v = req.headers[name.toLowerCase()];
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
+
+/** A signal that aborts when the response closes unfinished (the client left) or `drain` aborts. */
+function requestSignal(res: Response, drain: AbortSignal | undefined): { signal: AbortSignal; done: () => void } {
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
+  const onDrain = () => abort.abort();
+  res.on('close', onClose);
+  drain?.addEventListener('abort', onDrain, { once: true });
+  return {
+    signal: abort.signal,
+    done: () => {
+      res.off('close', onClose);
+      drain?.removeEventListener('abort', onDrain);
+    },
+  };
+}
+
+function isJson(req: Request): boolean {
+  return Boolean(req.is('application/json') || req.is('application/*+json'));
 }
 
 export function mountHttpRoutes<Ctx, Caller>(app: Express, routes: readonly HttpRoute<Ctx, Caller>[], opts: MountOptions<Ctx, Caller>): void {
@@ -38,18 +65,22 @@ export function mountHttpRoutes<Ctx, Caller>(app: Express, routes: readonly Http
     const route = app.route(expressPath(path));
     for (const def of defs) {
       route[def.method](async (req: Request, res: Response, next: NextFunction) => {
+        const { signal, done } = requestSignal(res, opts.signal);
         try {
           const caller = def.auth !== false && opts.authenticate ? await opts.authenticate(req, res, def) : undefined;
-          if (def.body && !req.is('application/json') && !req.is('application/*+json')) throw opts.notJson();
+          if (def.body && !def.rawBody && opts.notJson && !isJson(req)) throw opts.notJson();
           const input = {
-            params: parse(def.params, req.params, 'path', opts.invalid),
-            query: parse(def.query, req.query, 'query', opts.invalid),
-            body: parse(def.body, req.body, 'body', opts.invalid),
+            headers: parseInput(def.headers, headerValues(def.headers, req), 'header', opts.invalid),
+            params: parseInput(def.params, req.params, 'path', opts.invalid),
+            query: parseInput(def.query, req.query, 'query', opts.invalid),
+            body: def.rawBody ? undefined : parseInput(def.body, req.body, 'body', opts.invalid),
           };
-          const reply = await def.handle({ ctx: opts.ctx, input: input as RouteInput<z.ZodObject, z.ZodObject, z.ZodType>, caller: caller as Caller, req, res });
+          const reply = await def.handle({ ctx: opts.ctx, input: input as RouteInput<z.ZodObject, z.ZodObject, z.ZodType>, caller: caller as Caller, req, res, signal });
           if (reply && !res.headersSent) opts.send(res, reply);
         } catch (err) {
           next(err);
+        } finally {
+          done();
         }
       });
     }
