@@ -46,6 +46,9 @@ export const PORTFOLIO_DEFAULTS = {
   dnsZoneFailureTtlS: 60,
   /** Worker heartbeat in Redis: budgets shared by the replicas are divided by the live count. */
   dnsWorkerHeartbeatMs: 5000,
+  /** A replica joining others sends no query for a heartbeat plus this long: until the others have
+   * beaten, seen it and halved their shares, its share would come on top of theirs. */
+  dnsJoinHoldMarginMs: 1_000,
   /** A replica not heard from for this long no longer counts. */
   dnsWorkerHeartbeatTtlMs: 15_000,
   // Registration data (src/registration).
@@ -105,4 +108,27 @@ export const PORTFOLIO_DEFAULTS = {
   // Portfolio API (src/api).
   /** A key's last_used_at is written at most this often per process (a write per call otherwise). */
   apiKeyLastUsedThrottleMs: 60_000,
+  // Exports (src/exports; docs/portfolio-scanner.md "Exports").
+  /** Exports one worker process writes at once (each is one cursor and one GridFS upload). */
+  exportConcurrency: 2,
+  /** How often an idle export loop looks for a queued export. */
+  exportPollMs: 1_000,
+  /** A worker's hold on an export, renewed at a third of it while writing; a dead worker's export is taken over after this. */
+  exportLeaseMs: 30_000,
+  /** Claims of one export at most (crashed workers); then it ends `failed` with the reason. */
+  exportMaxAttempts: 3,
+  /** Rows read, formatted and written per step (the cursor's batch size): memory per export is a few of these. */
+  exportBatchRows: 1_000,
+  /** GridFS chunk size: fewer, larger chunks write faster; 1 MiB stays far below the 16 MB document limit. */
+  exportChunkBytes: 1_048_576,
+  /** Completed and failed exports (record and file) are kept this long. */
+  exportTtlS: 7 * 86_400,
+  /** A signed file link is valid this long from the moment the list shows it (at most until the file expires). */
+  exportLinkTtlS: 3_600,
+  /** Exports one account may have queued or in progress at once. */
+  exportMaxPending: 5,
+  /** Domains listed in a pdf report at most (the csv and zip exports have them all). */
+  exportPdfMaxRows: 10_000,
+  /** How often a worker fails abandoned exports and deletes expired ones. */
+  exportSweepIntervalMs: 60_000,
 } as const;

@@ -43,6 +43,11 @@ export class Budget {
     this.#tat = Math.max(this.#tat, nowMs) + this.#intervalMs;
   }
 
+  /** No grant before `atMs` (grants made before keep counting). */
+  holdUntil(atMs: number): void {
+    this.#tat = Math.max(this.#tat, atMs + this.#toleranceMs);
+  }
+
   /** Idle: no grant since one interval ago, so dropping it and starting afresh changes nothing. */
   idle(nowMs: number): boolean {
     return this.#tat <= nowMs;

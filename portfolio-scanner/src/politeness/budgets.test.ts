@@ -136,6 +136,17 @@ describe('politeness: per-operator budgets', () => {
     expect(order).toEqual([0, 6, 7, 8, 9, 1, 2, 3, 4, 5]);
     scheduler.close();
   });
+
+  it('holds every grant while a joining replica waits for the others to see it, then grants as before', async () => {
+    const scheduler = new BudgetScheduler({ workerQps: 1000, resolverQps: [1000], maxWaitMs: 2000, toleranceMs: 0 });
+    const t0 = performance.now();
+    scheduler.holdFor(300);
+    const times = await Promise.all(Array.from({ length: 5 }, () => scheduler.acquire({ key: 'op', qps: 100 }).then(() => performance.now() - t0)));
+    expect(Math.min(...times)).toBeGreaterThanOrEqual(295);
+    // After the hold, the operator's own spacing (10 ms) again.
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(35);
+    scheduler.close();
+  });
 });
 
 describe('politeness: resolver and worker budgets', () => {

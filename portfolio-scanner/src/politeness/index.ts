@@ -98,6 +98,9 @@ export async function createPoliteScanResolver(
       },
     });
     await heartbeat.start();
+    // Joining replicas already at work: they learn of this one at their next beat and go on
+    // spending their larger share until then, so this one sends nothing for a beat (and a margin).
+    if (replicas > 1) scheduler.holdFor(d.dnsWorkerHeartbeatMs + d.dnsJoinHoldMarginMs);
   }
   return {
     resolver,

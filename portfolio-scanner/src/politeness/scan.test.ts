@@ -11,6 +11,8 @@ import type { GeoLookup } from '../geo/types.ts';
 import { scanDomain } from '../scan/scan-domain.ts';
 import { SharedDnsCache } from '../scan/shared-cache.ts';
 import { startPortfolioWorld } from '../scan/testing/world.ts';
+import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
+import { createPoliteScanResolver, type PolitenessConfig } from './index.ts';
 import { createPolitenessMetrics, POLITENESS_METRICS } from './metrics.ts';
 import { OperatorBudgets } from './operators.ts';
 import { PoliteResolver } from './polite-resolver.ts';
@@ -101,4 +103,36 @@ describe('replica heartbeat (real Redis)', () => {
     expect(seen.a).toBe(1);
     await a.stop();
   });
+
+  it('a replica joining others sends nothing until they have seen it; the first one alone starts at once', async () => {
+    const config: PolitenessConfig = {
+      DNS_SERVERS: [world.dns.server],
+      DNS_TIMEOUT_MS: 500,
+      DNS_RETRIES: 0,
+      REDIS_PREFIX: `test:join:${process.pid}:${Date.now()}:`,
+      PORTFOLIO_DNS_OPERATOR_DEFAULT_QPS: 50,
+      PORTFOLIO_DNS_OPERATOR_QPS: {},
+      PORTFOLIO_DNS_RESOLVER_QPS: 1000,
+      PORTFOLIO_DNS_WORKER_QPS: 1000,
+      PORTFOLIO_DNS_BUDGET_MAX_WAIT_MS: 10_000,
+      PORTFOLIO_BUDGETS_SHARED: true,
+    };
+    const first = await createPoliteScanResolver(config, { redis: redis.redis });
+    const second = await createPoliteScanResolver(config, { redis: redis.redis });
+    try {
+      expect(first.replicas()).toBe(1);
+      expect(second.replicas()).toBe(2);
+      let t = performance.now();
+      expect((await first.resolver.resolve('pf-google.test', 'MX')).rcode).toBe('NOERROR');
+      expect(performance.now() - t).toBeLessThan(PORTFOLIO_DEFAULTS.dnsWorkerHeartbeatMs);
+      t = performance.now();
+      expect((await second.resolver.resolve('pf-google.test', 'TXT')).rcode).toBe('NOERROR');
+      expect(performance.now() - t).toBeGreaterThanOrEqual(PORTFOLIO_DEFAULTS.dnsWorkerHeartbeatMs);
+      // By then the first one has beaten and takes half.
+      expect(first.replicas()).toBe(2);
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  }, 20_000);
 });

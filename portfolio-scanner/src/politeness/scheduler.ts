@@ -77,6 +77,15 @@ export class BudgetScheduler {
     for (const op of this.#operators.values()) op.budget.setQps(op.baseQps / this.#share);
   }
 
+  /**
+   * Grants nothing for `ms`. A replica joining others takes its share at once, but they keep
+   * theirs until their next heartbeat shows it: meanwhile each operator would get more than its budget.
+   */
+  holdFor(ms: number): void {
+    this.#global.holdUntil(this.#now() + ms);
+    this.#pump();
+  }
+
   get share(): number {
     return this.#share;
   }

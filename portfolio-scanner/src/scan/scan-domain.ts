@@ -14,7 +14,6 @@ import {
   mxHostAddresses,
   reverseName,
   selectSpfRecords,
-  SRV_SERVICES,
   txtJoin,
   type ResolveResult,
   type SpfAnalysis,
@@ -27,6 +26,7 @@ import { formatIps, formatMx, formatPtr, formatRecords, formatSoa, formatSrv, ho
 import { setDkimFields, setDmarcFields, setSpfFields } from './mail-fields.ts';
 import { OutcomeBuilder } from './outcome.ts';
 import { setAServerFields, setMxServerFields } from './server-fields.ts';
+import { lookupSrv } from './srv.ts';
 import type { ScanDeps, ScanOptions } from './types.ts';
 import { spfEmailSenders, targetedDkimSelectors, techInDns, VENDOR_DKIM_SELECTORS } from './vendors.ts';
 
@@ -56,7 +56,7 @@ export async function scanDomain(domain: string, deps: ScanDeps, options: ScanOp
     apexP,
     resolver.resolve(`www.${domain}`, 'CNAME'),
     resolver.resolve(`default._bimi.${domain}`, 'TXT'),
-    Promise.all(SRV_SERVICES.map((s) => resolver.resolve(`${s}.${domain}`, 'SRV'))),
+    lookupSrv(domain, resolver),
     checkDmarc(domain, resolver),
     spfP,
     dkimP,
@@ -81,8 +81,8 @@ export async function scanDomain(domain: string, deps: ScanDeps, options: ScanOp
   out.set('bimi', formatRecords(bimi.answers.map(txtJoin).filter((t) => /^\s*v\s*=\s*BIMI1\s*(?:;|$)/i.test(t))), !failed(bimi));
   out.set(
     'srv',
-    formatSrv(srvList.flatMap((res, i) => res.answers.map((a) => ({ service: SRV_SERVICES[i] as string, priority: a.priority, weight: a.weight, port: a.port, target: a.target })))),
-    !srvList.some(failed),
+    formatSrv(srvList.flatMap(({ service, result }) => result.answers.map((a) => ({ service, priority: a.priority, weight: a.weight, port: a.port, target: a.target })))),
+    !srvList.some(({ result }) => failed(result)),
   );
   out.set(
     'ptr',

@@ -8,6 +8,7 @@ import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import { COLLECTIONS, CONSUMERS, portfolioScanMessage, type CorpusDomainDoc, type PortfolioScanMessage } from '@dv/contracts';
 import type { Logger } from '@dv/runtime';
+import { PoliteResolver } from '../politeness/index.ts';
 import { scanDomain, type ScanDeps } from '../scan/index.ts';
 import { nextDueAt, storeScan } from '../store/index.ts';
 import { scanMetrics, type ScanMetrics, type ScanOutcomeLabel, type ScanPriority } from './metrics.ts';
@@ -260,7 +261,7 @@ export class ScanWorker {
 
   private async process(job: PortfolioScanMessage): Promise<ScanOutcomeLabel> {
     const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
-    const doc = await corpus.findOne({ _id: job.domain }, { projection: { last_slot: 1, watchers: 1, last_full_dkim_at: 1, 'result.dkim_selectors': 1 } });
+    const doc = await corpus.findOne({ _id: job.domain }, { projection: { last_slot: 1, watchers: 1, last_full_dkim_at: 1, 'result.dkim_selectors': 1, 'result.ns': 1 } });
     // Nobody watches it any more (removed after the message was sent), or this slot is stored already.
     if (doc === null || doc.watchers <= 0) return 'unchanged_slot';
     if (doc.last_slot !== null && doc.last_slot >= job.slot) return 'unchanged_slot';
@@ -269,6 +270,10 @@ export class ScanWorker {
     const now = this.d.scanDeps.now?.() ?? new Date();
     const lastSweep = doc.last_full_dkim_at ?? null;
     const fullDkimSweep = job.full_dkim_sweep === true || lastSweep === null || now.getTime() - lastSweep.getTime() >= c.PORTFOLIO_FULL_DKIM_SWEEP_INTERVAL_S * 1000;
+    // The stored NS names the zone's operator, so even the zone's first question of this scan is
+    // charged to the right budget (without it the NS question goes out before the operator is known).
+    const resolver = this.d.scanDeps.resolver;
+    if (resolver instanceof PoliteResolver && doc.result?.ns) resolver.hintZone(job.domain, doc.result.ns.split(', '));
     const t0 = performance.now();
     const outcome = await (this.d.scanDomain ?? scanDomain)(job.domain, this.d.scanDeps, { fullDkimSweep, knownSelectors: knownSelectors(doc.result?.dkim_selectors) });
     this.m.duration.observe((performance.now() - t0) / 1000);
