@@ -163,6 +163,19 @@ export const COLLECTIONS = {
     // _id is the domain name. The registration-data refresher: lookups due (next_fetch_at passed).
     indexes: [{ key: { next_fetch_at: 1 }, name: 'next_fetch_due' }],
   },
+  portfolioExports: {
+    name: 'portfolio_exports',
+    // _id is the task id. Files live in the GridFS bucket EXPORT_FILES_BUCKET; the export sweeper
+    // deletes record and file together after `expires_at` (a TTL would leave the file behind).
+    indexes: [
+      // GET /api/v1/exports/: the account's exports newest first, by id.
+      { key: { account_id: 1, id: 1 }, name: 'account_export', unique: true },
+      // Workers claim the oldest queued export, or one whose worker's lease lapsed.
+      { key: { status: 1, created_at: 1 }, name: 'status_created' },
+      // The sweeper: finished exports past their expiry.
+      { key: { expires_at: 1 }, name: 'expires' },
+    ],
+  },
   portfolioApiKeys: {
     name: 'portfolio_api_keys',
     // _id is `<account_id>:<id>`. A presented key is found by its hash (then compared in constant

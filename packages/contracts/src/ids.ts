@@ -20,6 +20,8 @@ export const ID_PREFIXES = {
   request: 'req',
   /** One OAuth authorization (its code and every token refreshed from it). */
   grant: 'grt',
+  /** A portfolio export task (its id is part of the signed file link). */
+  export: 'exp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -7,3 +7,5 @@ export * from './messages.ts';
 export * from './jobs.ts';
 export * from './portfolio.ts';
 export * from './portfolio-docs.ts';
+export * from './portfolio-exports.ts';
+export * from './nats-users.ts';

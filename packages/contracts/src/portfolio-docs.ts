@@ -140,6 +140,8 @@ export const PORTFOLIO_COUNTERS = {
   changes: 'portfolio_changes',
   /** The last portfolio API key id given out in an account. */
   apiKeys: (accountId: string) => `portfolio_keys:${accountId}`,
+  /** The last export id given out in an account. */
+  exports: (accountId: string) => `portfolio_exports:${accountId}`,
 } as const;
 
 /** RFC 7208 section 4.6.4: more DNS-querying mechanisms than this make SPF a permerror. */
