@@ -8,4 +8,3 @@ export * from './jobs.ts';
 export * from './portfolio.ts';
 export * from './portfolio-docs.ts';
 export * from './portfolio-exports.ts';
-export * from './nats-users.ts';
