@@ -16,11 +16,15 @@ export const PORTFOLIO_ERROR_STATUS = {
   /** The account's plan has no portfolio API access. */
   api_access_not_included: 403,
   account_inactive: 403,
+  /** An export file link whose signature is wrong or whose expiry has passed (get a fresh one from the exports list). */
+  invalid_signature: 403,
   /** An unknown path, or an id the account does not hold (another account's ids too). */
   not_found: 404,
   method_not_allowed: 405,
   /** Creating a fourth active API key. */
   key_limit_reached: 409,
+  /** Queueing an export while the account already has the most exports queued or in progress. */
+  too_many_exports: 409,
   payload_too_large: 413,
   /** Per-minute limit of the key or daily quota of the account used up (spec). */
   rate_limit_exceeded: 429,
