@@ -1,5 +1,7 @@
-import { createDocument } from 'zod-openapi';
-import { toOperation, type RouteDef } from './http/route.ts';
+import { createDocument, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import { problemResponse, routePaths } from '@dv/runtime';
+import { AUTH_ERRORS, retryAfterHeader } from './http/problems.ts';
+import type { RouteDef } from './http/route.ts';
 import { webhooksDoc } from './http/webhook-doc.ts';
 import { API_VERSION } from './routes/health.ts';
 
@@ -7,8 +9,6 @@ import { API_VERSION } from './routes/health.ts';
 // validate requests; built once per process.
 
 export function buildOpenApiDocument(routes: readonly RouteDef[], baseUrl: string): ReturnType<typeof createDocument> {
-  const paths: Record<string, Record<string, ReturnType<typeof toOperation>>> = {};
-  for (const r of routes) (paths[r.path] ??= {})[r.method] = toOperation(r);
   return createDocument({
     openapi: '3.1.0',
     info: {
@@ -29,7 +29,16 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], baseUrl: strin
     ],
     components: { securitySchemes: { bearerKey: { type: 'http', scheme: 'bearer', description: 'API key: dv_live_<prefix>_<secret> or dv_test_<prefix>_<secret>.' } } },
     security: [{ bearerKey: [] }],
-    paths,
+    paths: routePaths(routes, { security: [{ bearerKey: [] }], commonResponses }),
     webhooks: webhooksDoc,
   });
+}
+
+/** What every route can answer besides its own responses: auth and limits, bad or non-JSON bodies, a backing service down. */
+function commonResponses(r: RouteDef): ZodOpenApiResponsesObject {
+  return {
+    ...(r.auth !== false ? AUTH_ERRORS : {}),
+    ...(r.method === 'post' ? { '400': problemResponse('invalid_request: the body is not valid JSON.'), '415': problemResponse('unsupported_media_type.') } : {}),
+    '503': problemResponse('service_unavailable (or 504 timeout): a backing service is down or slow; retry with backoff.', retryAfterHeader),
+  };
 }

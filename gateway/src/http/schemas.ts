@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOAD_LEVELS, LOAD_REASONS } from '@dv/contracts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../services/idempotency.ts';
 
 // Resource schemas of the verification API (spec "Resources and their fields") plus the shapes
 // the spec leaves "not shown", decided in docs/gateway.md. Request schemas live with their route.
@@ -108,6 +109,11 @@ export const queueInfoSchema = z
   })
   .meta({ id: 'QueueInfo' });
 
+/** The Idempotency-Key header of every write: validated by the route helper like the rest of the input. */
 export const idempotencyHeader = z.object({
-  'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: 'Fresh UUID per logical request, reused unchanged on retries; remembered 24 h.' }),
+  'Idempotency-Key': z
+    .string()
+    .regex(IDEMPOTENCY_KEY_PATTERN, 'must be 1-255 visible ASCII characters (a fresh UUID is best)')
+    .optional()
+    .meta({ description: 'Fresh UUID per logical request, reused unchanged on retries; remembered 24 h.', minLength: 1, maxLength: 255 }),
 });

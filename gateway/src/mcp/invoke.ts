@@ -1,8 +1,7 @@
 import type { Request, Response } from 'express';
-import type { z } from 'zod';
-import { ApiError } from '@dv/runtime';
+import { ApiError, parseInput } from '@dv/runtime';
 import type { GatewayContext } from '../context.ts';
-import { toIssues, validationError } from '../http/problems.ts';
+import { validationError } from '../http/problems.ts';
 import type { RouteDef } from '../http/route.ts';
 import type { Caller } from '../services/auth.ts';
 
@@ -26,21 +25,13 @@ export interface InvokeInput {
   req?: Partial<Request>;
 }
 
-function parse(schema: z.ZodType | undefined, value: unknown, where: 'path' | 'query' | 'body'): unknown {
-  if (!schema) return undefined;
-  const input = value ?? (where === 'body' ? undefined : {});
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw validationError(toIssues(where, result.error, input));
-}
-
 /** Runs one route handler and returns its JSON body; a problem reply or a thrown ApiError becomes an ApiError. */
 export async function invoke<T = Record<string, unknown>>(env: ToolEnv, def: RouteDef, input: InvokeInput): Promise<{ status: number; body: T }> {
   const parsed = {
-    params: parse(def.params, input.params, 'path'),
-    query: parse(def.query, input.query, 'query'),
-    body: def.rawBody ? undefined : parse(def.body, input.body, 'body'),
-    idempotencyKey: undefined,
+    params: parseInput(def.params, input.params, 'path', validationError),
+    query: parseInput(def.query, input.query, 'query', validationError),
+    body: def.rawBody ? undefined : parseInput(def.body, input.body, 'body', validationError),
+    headers: {},
   };
   const reply = await def.handle({
     ctx: env.ctx,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { COLLECTIONS } from '@dv/contracts';
 import type { Account } from '@dv/accounts';
-import { jsonResponse } from '../http/problems.ts';
+import { jsonResponse } from '@dv/runtime';
 import { defineRoute } from '../http/route.ts';
 
 // GET /v1/account: plan, credits, limits (with today's usage), the calling key (public prefix

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { isId } from '@dv/contracts';
 import { checkDownloadSignature } from '@dv/notify';
-import { ApiError } from '@dv/runtime';
-import { problemResponse } from '../http/problems.ts';
+import { ApiError, problemResponse } from '@dv/runtime';
 import { defineRoute } from '../http/route.ts';
 import { streamCsv } from '../services/export.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { COLLECTIONS, type EventDoc } from '@dv/contracts';
 import { queryInt } from '../http/common.ts';
-import { jsonResponse } from '../http/problems.ts';
+import { jsonResponse } from '@dv/runtime';
 import { defineRoute } from '../http/route.ts';
 
 // GET /v1/events?after=<cursor>&limit=: the account's job.completed events in order. The cursor

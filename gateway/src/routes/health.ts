@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonResponse } from '../http/problems.ts';
+import { jsonResponse } from '@dv/runtime';
 import { defineRoute } from '../http/route.ts';
 
 export const API_VERSION = '1.0.0';

@@ -1,7 +1,7 @@
 import { jobIdParams, requireJobId } from '../http/common.ts';
-import { jsonResponse, problemResponse } from '../http/problems.ts';
+import { jsonResponse, problemResponse } from '@dv/runtime';
 import { defineRoute } from '../http/route.ts';
-import { jobStatusSchema } from '../http/schemas.ts';
+import { idempotencyHeader, jobStatusSchema } from '../http/schemas.ts';
 import { fingerprint } from '../services/idempotency.ts';
 import { jobView, type JobView } from '../services/views.ts';
 
@@ -17,7 +17,7 @@ export const jobCancelRoute = defineRoute({
   operationId: 'cancel_job',
   summary: 'Cancel a job',
   tags: ['jobs'],
-  idempotent: true,
+  headers: idempotencyHeader,
   params: jobIdParams,
   responses: {
     '200': jsonResponse('The job, now canceled; credits_refunded shows the refund.', jobStatusSchema),
@@ -28,7 +28,7 @@ export const jobCancelRoute = defineRoute({
     const jobId = requireJobId(input.params.job_id);
     return ctx.idempotency.run(
       caller,
-      input.idempotencyKey,
+      input.headers['Idempotency-Key'],
       fingerprint('DELETE', `/v1/jobs/${jobId}`, null),
       async () => {
         const job = await ctx.jobs.cancel(caller, jobId);

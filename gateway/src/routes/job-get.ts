@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { COLLECTIONS, itemId, type JobItemDoc } from '@dv/contracts';
-import { ApiError } from '@dv/runtime';
+import { ApiError, jsonResponse, problemResponse } from '@dv/runtime';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
 import { jobIdParams, queryInt, requireJobId } from '../http/common.ts';
-import { jsonResponse, problemResponse } from '../http/problems.ts';
 import { defineRoute } from '../http/route.ts';
 import { fieldsParam, jobStatusSchema, resultSchema } from '../http/schemas.ts';
 import { jobView, type JobView } from '../services/views.ts';

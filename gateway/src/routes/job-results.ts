@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { ApiError } from '@dv/runtime';
+import { ApiError, problemResponse } from '@dv/runtime';
 import { decodeCursor, encodeCursor, jobIdParams, queryInt, requireJobId } from '../http/common.ts';
-import { problemResponse } from '../http/problems.ts';
 import { defineRoute } from '../http/route.ts';
 import { fieldsParam, resultSchema } from '../http/schemas.ts';
 import { streamCsv, streamNdjson } from '../services/export.ts';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { ApiError } from '@dv/runtime';
+import { ApiError, jsonResponse, problemResponse, zodIssues } from '@dv/runtime';
 import type { GatewayContext } from '../context.ts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
 import { maxAgeDays } from '../http/common.ts';
-import { jsonResponse, problemResponse, retryAfterHeader, toIssues, validationError } from '../http/problems.ts';
+import { retryAfterHeader, validationError } from '../http/problems.ts';
 import { defineRoute } from '../http/route.ts';
-import { jobCreatedSchema } from '../http/schemas.ts';
+import { idempotencyHeader, jobCreatedSchema } from '../http/schemas.ts';
 import { vetWebhookUrl, webhookUrlField } from '../http/webhook-url.ts';
 import type { Caller } from '../services/auth.ts';
 import { fingerprint, type Reply } from '../services/idempotency.ts';
@@ -103,7 +103,7 @@ export const jobsCreateRoute = defineRoute({
   summary: 'Create a batch job',
   description: 'JSON (`emails` or `items`) or multipart/form-data (file part `file`). Duplicates (case-insensitive) are removed; 1 credit per unique live address, taken at creation.',
   tags: ['jobs'],
-  idempotent: true,
+  headers: idempotencyHeader,
   rawBody: true,
   body,
   requestBodyExtra: { 'multipart/form-data': { schema: multipartSchema } },
@@ -119,14 +119,14 @@ export const jobsCreateRoute = defineRoute({
     if (req.is('multipart/form-data')) prepared = await prepareUpload(ctx, caller, req);
     else if (req.is('application/json') || req.is('application/*+json')) prepared = prepareJson(ctx, caller, req.body);
     else throw new ApiError('unsupported_media_type', 'Send application/json or multipart/form-data.');
-    prepared.idempotencyKey = input.idempotencyKey;
-    return ctx.idempotency.run(caller, input.idempotencyKey, prepared.fp, () => create(ctx, caller, prepared, (req as HeldListSlot).heldListSlot), signal);
+    prepared.idempotencyKey = input.headers['Idempotency-Key'];
+    return ctx.idempotency.run(caller, input.headers['Idempotency-Key'], prepared.fp, () => create(ctx, caller, prepared, (req as HeldListSlot).heldListSlot), signal);
   },
 });
 
 function prepareJson(ctx: GatewayContext, caller: Caller, raw: unknown): Prepared {
   const parsed = body.safeParse(raw);
-  if (!parsed.success) throw validationError(toIssues('body', parsed.error, raw));
+  if (!parsed.success) throw validationError(zodIssues('body', parsed.error, raw));
   const b = parsed.data;
   const intake = new Intake(caller.account.limits.emailsPerJob, D.invalidListedMax);
   if (b.emails) b.emails.forEach((e, index) => intake.add(e, null, null, { index }));
@@ -152,7 +152,7 @@ async function prepareUpload(ctx: GatewayContext, caller: Caller, req: Parameter
     metaMaxValueChars: D.metaMaxValueChars,
   });
   const f = multipartFields.safeParse(up.fields);
-  if (!f.success) throw validationError(toIssues('body', f.error, up.fields));
+  if (!f.success) throw validationError(zodIssues('body', f.error, up.fields));
   ctx.log.debug({ file: up.fileName, format: up.format, rows: up.intake.summary.uniqueTotal }, 'upload parsed');
   return {
     intake: up.intake,

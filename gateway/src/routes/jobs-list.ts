@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isId } from '@dv/contracts';
 import { decodeCursor, encodeCursor, queryInt } from '../http/common.ts';
-import { jsonResponse } from '../http/problems.ts';
+import { jsonResponse } from '@dv/runtime';
 import { defineRoute } from '../http/route.ts';
 import { jobStatusSchema } from '../http/schemas.ts';
 import { jobView, type JobView } from '../services/views.ts';

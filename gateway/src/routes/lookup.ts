@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { ApiError } from '@dv/runtime';
+import { ApiError, jsonResponse, problemResponse } from '@dv/runtime';
 import { checkSyntax } from '@dv/verdict';
-import { jsonResponse, problemResponse } from '../http/problems.ts';
 import { defineRoute } from '../http/route.ts';
 import { fieldsParam, resultSchema } from '../http/schemas.ts';
 import { trimFields, type ResultObject } from '../services/results.ts';

@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { problemResponse } from '../http/problems.ts';
+import { problemResponse } from '@dv/runtime';
 import { defineRoute } from '../http/route.ts';
 import { jsonRpcRequests } from '../mcp/batch.ts';
 import { buildMcpServer, MCP_TOOL_NAMES } from '../mcp/server.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LOAD_LEVELS, LOAD_REASONS, type LoadLevel, type LoadReason } from '@dv/contracts';
-import { jsonResponse } from '../http/problems.ts';
+import { jsonResponse } from '@dv/runtime';
 import { defineRoute } from '../http/route.ts';
 
 // GET /v1/status: current load, queue depth, expected seconds per single check and per 1,000

@@ -4,9 +4,10 @@ import { checkSyntax, sandboxResult, verdict } from '@dv/verdict';
 import type { GatewayContext } from '../context.ts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
 import { maxAgeDays } from '../http/common.ts';
-import { jsonResponse, problemResponse, retryAfterHeader } from '../http/problems.ts';
+import { jsonResponse, problemResponse } from '@dv/runtime';
+import { retryAfterHeader } from '../http/problems.ts';
 import { defineRoute } from '../http/route.ts';
-import { fieldsParam, queueInfoSchema, resultSchema } from '../http/schemas.ts';
+import { fieldsParam, idempotencyHeader, queueInfoSchema, resultSchema } from '../http/schemas.ts';
 import { vetWebhookUrl, webhookUrlField } from '../http/webhook-url.ts';
 import type { Caller } from '../services/auth.ts';
 import { queuedSingleEta } from '../services/eta.ts';
@@ -40,7 +41,7 @@ export const verifyRoute = defineRoute({
   summary: 'Verify one address',
   description: 'Waits up to `wait` seconds for the result. 1 credit per live check; sandbox keys are free; cached and syntax-invalid answers are free.',
   tags: ['verify'],
-  idempotent: true,
+  headers: idempotencyHeader,
   body,
   responses: {
     '200': jsonResponse('The check finished within `wait`.', z.object({ result: resultSchema }).meta({ id: 'VerifyResult' })),
@@ -52,7 +53,7 @@ export const verifyRoute = defineRoute({
     const b = input.body;
     vetWebhookUrl(b.webhook_url, ctx.config.WEBHOOK_ALLOW_HTTP_LOOPBACK);
     const fp = fingerprint('POST', '/v1/verify', b);
-    return ctx.idempotency.run(caller, input.idempotencyKey, fp, () => verify(ctx, caller, b, signal, input.idempotencyKey), signal);
+    return ctx.idempotency.run(caller, input.headers['Idempotency-Key'], fp, () => verify(ctx, caller, b, signal, input.headers['Idempotency-Key']), signal);
   },
 });
 
