@@ -12,11 +12,7 @@ import { jobsCreateRoute } from './routes/jobs-create.ts';
 import { jobsListRoute } from './routes/jobs-list.ts';
 import { lookupRoute } from './routes/lookup.ts';
 import { mcpRoute } from './routes/mcp.ts';
-import { mountOAuthAuthorize } from './routes/oauth-authorize.ts';
-import { mountOAuthMetadata } from './routes/oauth-metadata.ts';
-import { mountOAuthRegister } from './routes/oauth-register.ts';
-import { mountOAuthRevoke } from './routes/oauth-revoke.ts';
-import { mountOAuthToken } from './routes/oauth-token.ts';
+import { mountGatewayOAuth } from './oauth/server.ts';
 import { openapiRoute } from './routes/openapi.ts';
 import { statusRoute } from './routes/status.ts';
 import { verifyRoute } from './routes/verify.ts';
@@ -24,7 +20,7 @@ import { verifyRoute } from './routes/verify.ts';
 // Every /v1 route of the verification API, in one list: it mounts the app and generates the
 // OpenAPI document. POST /mcp (JSON-RPC, described by MCP's tools/list) is mounted with the same
 // route helper but kept out of the OpenAPI document, as are the OAuth endpoints for connector
-// clients (RFC-defined shapes and errors, docs/oauth.md).
+// clients (@dv/oauth: RFC-defined shapes and errors, docs/oauth.md).
 
 export function gatewayRoutes(): RouteDef[] {
   const routes: RouteDef[] = [healthRoute, verifyRoute, statusRoute, jobsCreateRoute, jobsListRoute, jobGetRoute, jobCancelRoute, jobResultsRoute, lookupRoute, eventsRoute, accountRoute, downloadsRoute];
@@ -35,10 +31,6 @@ export function gatewayRoutes(): RouteDef[] {
 export function mountGateway(app: Express, ctx: GatewayContext): void {
   mountRoutes(app, ctx, gatewayRoutes());
   mountRoutes(app, ctx, [mcpRoute]);
-  mountOAuthMetadata(app, ctx);
-  mountOAuthRegister(app, ctx);
-  mountOAuthAuthorize(app, ctx);
-  mountOAuthToken(app, ctx);
-  mountOAuthRevoke(app, ctx);
+  mountGatewayOAuth(app, ctx);
   mountErrorHandlers(app, ctx);
 }

@@ -6,7 +6,8 @@ import { AuthAttemptLimiter, JetStreamPublisher, type Logger } from '@dv/runtime
 import type { GatewayConfig } from './config.ts';
 import { GATEWAY_DEFAULTS as D } from './defaults.ts';
 import { createGatewayMetrics, type GatewayMetrics } from './metrics.ts';
-import { OAuthStore } from './oauth/store.ts';
+import type { OAuthStore } from '@dv/oauth';
+import { gatewayOAuthStore } from './oauth/store.ts';
 import { AuthService } from './services/auth.ts';
 import { Idempotency } from './services/idempotency.ts';
 import { JobService } from './services/jobs.ts';
@@ -55,7 +56,7 @@ export function createGatewayContext(o: ContextOptions): GatewayContext {
   const limits: Limits = new Limits({ redis: o.redis, prefix, slotMaxAgeSeconds: D.inFlightSlotMaxAgeSeconds, runningJobs: (acc, kind): Promise<string[]> => jobs.runningJobIds(acc, kind) });
   const jobs: JobService = new JobService({ db: o.db, publisher: new JetStreamPublisher(o.nc), limits, log: o.log, itemInsertBatch: D.itemInsertBatch, batchConcurrency: D.batchConcurrency, singleWriteBatchMax: D.singleWriteBatchMax, singleWriteInFlight: D.singleWriteInFlight, publishRetry: { attempts: D.publishAttempts, baseDelayMs: D.publishRetryBaseMs, windowMs: D.publishRetryWindowMs }, idempotencyWindowSeconds: D.idempotencyTtlSeconds });
   const waiter = new DoneWaiter(o.nc);
-  const oauth = new OAuthStore(o.db, { codeSeconds: D.oauthCodeTtlSeconds, accessSeconds: D.oauthAccessTokenTtlSeconds, refreshSeconds: D.oauthRefreshTokenTtlSeconds, clientUnusedSeconds: D.oauthClientUnusedTtlSeconds });
+  const oauth = gatewayOAuthStore(o.db);
   return {
     config: o.config,
     downloadSecret: o.downloadSecret,

@@ -3,8 +3,7 @@ import type { ChangeStream, Db } from 'mongodb';
 import { COLLECTIONS, PLANS } from '@dv/contracts';
 import { activeKeyById, lookupKey, parseKey, type Account, type ApiKeyRecord } from '@dv/accounts';
 import { ApiError, NegativeCache, type AuthAttemptLimiter, type Logger } from '@dv/runtime';
-import { isAccessToken } from '../oauth/secrets.ts';
-import type { OAuthStore } from '../oauth/store.ts';
+import type { OAuthStore } from '@dv/oauth';
 
 // Bearer-key authentication (spec "Authentication"). The key is found by its public prefix and its
 // hash compared in constant time (@dv/accounts). Authenticated keys are remembered briefly in
@@ -70,7 +69,7 @@ export class AuthService {
     try {
       const keys = this.opts.db.collection(COLLECTIONS.apiKeys.name).watch([], { fullDocument: 'updateLookup' });
       const accounts = this.opts.db.collection(COLLECTIONS.accounts.name).watch([], {});
-      const tokens = this.opts.db.collection(COLLECTIONS.oauthTokens.name).watch([{ $match: { operationType: 'delete' } }], {});
+      const tokens = this.opts.db.collection(this.opts.oauth.tokensCollection).watch([{ $match: { operationType: 'delete' } }], {});
       this.streams = [keys, accounts, tokens];
       for (const s of this.streams) {
         s.on('change', (ev) => this.invalidate(ev as ChangeEvent));
@@ -126,7 +125,7 @@ export class AuthService {
     let resolved = caller?.caller;
     if (!resolved) {
       let expiresAt = now + this.opts.cacheTtlMs;
-      const token = isAccessToken(presented);
+      const token = this.opts.oauth.isAccessToken(presented);
       // A malformed key is refused without a lookup, so it costs no point.
       if (!token && !parseKey(presented)) throw invalidKey();
       if (clientIp !== undefined) await this.attempts.attempt(clientIp);

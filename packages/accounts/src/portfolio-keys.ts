@@ -124,6 +124,17 @@ export async function lookupPortfolioKey(db: Db, presented: string, now = new Da
   return { ok: true, account, key };
 }
 
+/**
+ * The key `keyId` and its account while the key works (not revoked, not expired): what an OAuth
+ * token made from the key resolves to, read on every call like the key itself.
+ */
+export async function activePortfolioKeyById(db: Db, keyId: string, now = new Date()): Promise<{ account: Account; key: PortfolioKeyDoc } | null> {
+  const key = await keys(db).findOne({ _id: keyId });
+  if (!key || !isActive(key, now)) return null;
+  const account = await accounts(db).findOne({ _id: key.account_id });
+  return account ? { account, key } : null;
+}
+
 /** last_used_at; the caller decides how often (it is a write per call otherwise). */
 export async function touchPortfolioKey(db: Db, keyId: string, at: Date): Promise<void> {
   await keys(db).updateOne({ _id: keyId }, { $set: { last_used_at: at } });

@@ -1,6 +1,6 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { InvalidRequestError, OAuthError, ServerError, TemporarilyUnavailableError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { ApiError, type Logger } from '@dv/runtime';
+import type { Logger } from '@dv/runtime';
 
 // The OAuth endpoints answer in OAuth's own error shape (RFC 6749 §5.2: {error, error_description}),
 // which every OAuth client parses, not problem+json. This wrapper is their one error model.
@@ -26,15 +26,17 @@ export function sendOAuthError(res: Response, err: OAuthError): void {
   res.status(statusOf(err)).json(err.toResponseObject());
 }
 
-/** Runs an OAuth endpoint: OAuth errors as RFC 6749 JSON, anything else logged and a server_error. */
-export function oauthHandler(log: Logger, fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
-  return (req: Request, res: Response, _next: NextFunction) => {
-    fn(req, res).catch((err: unknown) => {
+/** Runs an OAuth endpoint: OAuth errors as RFC 6749 JSON, anything else logged and a server_error. Never throws. */
+export function oauthHandler(log: Logger, fn: (req: Request, res: Response) => Promise<void>): (args: { req: Request; res: Response }) => Promise<void> {
+  return async ({ req, res }) => {
+    try {
+      await fn(req, res);
+    } catch (err) {
       if (res.headersSent) return void res.destroy();
       if (err instanceof OAuthError) return sendOAuthError(res, err);
       log.error({ err: (err as Error)?.message, path: req.path }, 'oauth endpoint failed');
       sendOAuthError(res, new TemporarilyUnavailableError('The authorization server could not complete the request; try again.'));
-    });
+    }
   };
 }
 
@@ -54,9 +56,7 @@ export function formField(body: Record<string, unknown>, name: string, required 
   return v;
 }
 
-/** Other methods on an OAuth path: the gateway's usual 405 problem with Allow. */
-export function methodNotAllowed(path: string, allow: string): RequestHandler {
-  return (req: Request, _res: Response, next: NextFunction) => {
-    next(new ApiError('method_not_allowed', `${req.method} is not supported on ${path}; use ${allow}.`, {}, { Allow: allow }));
-  };
+/** The address the per-address limiter counts: req.ip, which honours the `trust proxy` setting. */
+export function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }

@@ -1,4 +1,5 @@
-// The HTML of the consent step (GET/POST /oauth/authorize): pure functions of their inputs. Every
+// The HTML of the consent step (GET/POST /oauth/authorize): pure functions of their inputs; the
+// words that name the service and its keys come from the service (OAuthConsentText). Every
 // value from a request or a client registration is HTML-escaped; the page loads nothing external
 // and its CSP forbids scripts, framing and posting anywhere but here (and the client's redirect,
 // which Chromium checks against form-action after the POST's redirect).
@@ -9,8 +10,10 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
+import type { OAuthConsentText } from './options.ts';
+
 export interface ConsentView {
-  productName: string;
+  text: OAuthConsentText;
   clientName: string;
   redirectUri: string;
   sealed: string;
@@ -30,17 +33,18 @@ function page(title: string, body: string): string {
 
 export function consentPage(v: ConsentView): string {
   const client = escapeHtml(v.clientName);
-  const product = escapeHtml(v.productName);
+  const t = v.text;
+  const product = escapeHtml(t.productName);
   return page(
-    `Connect ${v.clientName} to ${v.productName}`,
+    `Connect ${v.clientName} to ${t.productName}`,
     `<h1>Connect <em>${client}</em> to ${product}</h1>
-<p><strong>${client}</strong> asks to act with one of your API keys: verify addresses (spending that key's credits; sandbox keys are free), create, read and cancel jobs, and read your account.</p>
+<p><strong>${client}</strong> asks to act with one of your API keys: ${escapeHtml(t.whatItMayDo)}</p>
 <p><small>After you approve, you return to <code>${escapeHtml(v.redirectUri)}</code>. Revoking the key later disconnects ${client} at once.</small></p>
 ${v.error ? `<p class="err" role="alert">${escapeHtml(v.error)}</p>` : ''}
 <form method="post" action="/oauth/authorize">
 <input type="hidden" name="request" value="${escapeHtml(v.sealed)}">
-<label for="api_key">API key</label>
-<input type="password" id="api_key" name="api_key" autocomplete="off" spellcheck="false" placeholder="dv_live_… or dv_test_…">
+<label for="api_key">${escapeHtml(t.keyLabel)}</label>
+<input type="password" id="api_key" name="api_key" autocomplete="off" spellcheck="false" placeholder="${escapeHtml(t.keyPlaceholder)}">
 <div class="row"><button class="primary" type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button></div>
 </form>`,
   );

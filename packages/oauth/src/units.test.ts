@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { consentPage, escapeHtml, redirectSource } from './consent-page.ts';
 import { openRequest, sealRequest } from './consent-request.ts';
 import { checkRedirectUri, checkResource, pickRedirectUri } from './policy.ts';
-import { isAccessToken, newSecret, pkceS256Matches } from './secrets.ts';
+import { resourceMetadataUrl, wellKnownDocuments } from './metadata.ts';
+import { newSecret, pkceS256Matches } from './secrets.ts';
 
 // The pure parts of the OAuth flow: PKCE, the sealed consent request, the redirect and resource
 // rules, and the page's escaping.
@@ -57,22 +58,44 @@ describe('redirect and resource rules', () => {
     expect(pickRedirectUri(reg, undefined)).toBe(reg[0]);
     expect(pickRedirectUri([...reg, 'https://b.example/cb'], undefined)).toBeNull();
   });
-  it('accepts this gateway as the resource, nothing else', () => {
-    expect(checkResource('https://api.example.com', undefined)).toBeNull();
-    expect(checkResource('https://api.example.com', 'https://api.example.com/mcp/')).toBe('https://api.example.com/mcp');
-    expect(() => checkResource('https://api.example.com', 'https://other.example.com/mcp')).toThrow(/resource must be/);
+  it('accepts this service (its base or a protected resource) as the resource, nothing else', () => {
+    const paths = ['', '/mcp'];
+    expect(checkResource('https://api.example.com', paths, undefined)).toBeNull();
+    expect(checkResource('https://api.example.com', paths, 'https://api.example.com/mcp/')).toBe('https://api.example.com/mcp');
+    expect(checkResource('https://api.example.com', ['/mcp'], 'https://api.example.com')).toBe('https://api.example.com');
+    expect(() => checkResource('https://api.example.com', paths, 'https://other.example.com/mcp')).toThrow(/resource must be/);
+    expect(() => checkResource('https://api.example.com', paths, 'https://api.example.com/other')).toThrow(/resource must be/);
+  });
+});
+
+describe('discovery', () => {
+  const o = { baseUrl: 'https://api.example.com', scope: 'mcp', documentationUrl: 'https://api.example.com/docs' };
+  it('serves one protected-resource document per resource, and the server metadata at its place and under each resource', () => {
+    const docs = wellKnownDocuments(o, [{ path: '', name: 'API' }, { path: '/mcp', name: 'MCP' }]);
+    expect(Object.keys(docs).sort()).toEqual(['/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']);
+    expect(docs['/.well-known/oauth-protected-resource/mcp']).toMatchObject({ resource: 'https://api.example.com/mcp', resource_name: 'MCP', scopes_supported: ['mcp'] });
+  });
+  it('points a 401 at the most specific resource of the request path', () => {
+    const both = [{ path: '', name: 'API' }, { path: '/mcp', name: 'MCP' }];
+    expect(resourceMetadataUrl(o.baseUrl, both, '/mcp')).toBe('https://api.example.com/.well-known/oauth-protected-resource/mcp');
+    expect(resourceMetadataUrl(o.baseUrl, both, '/v1/account')).toBe('https://api.example.com/.well-known/oauth-protected-resource');
+    expect(resourceMetadataUrl(o.baseUrl, both, '/mcpx')).toBe('https://api.example.com/.well-known/oauth-protected-resource');
   });
 });
 
 describe('credentials and the page', () => {
-  it('tells tokens from keys by prefix', () => {
-    expect(isAccessToken(newSecret('access'))).toBe(true);
-    expect(isAccessToken(newSecret('refresh'))).toBe(false);
-    expect(isAccessToken('dv_live_abc_def')).toBe(false);
+  it('prefixes each credential with its service\'s prefix', () => {
+    const prefixes = { access: 'a_', refresh: 'r_', code: 'c_' };
+    expect(newSecret(prefixes, 'access')).toMatch(/^a_[A-Za-z0-9_-]{43}$/);
+    expect(newSecret(prefixes, 'code').startsWith('c_')).toBe(true);
+    expect(newSecret(prefixes, 'access')).not.toBe(newSecret(prefixes, 'access'));
   });
   it('escapes every value and limits form posts to the client redirect origin', () => {
-    const html = consentPage({ productName: 'P', clientName: '"><script>alert(1)</script>', redirectUri: 'https://a.example/cb?x=<y>', sealed: 'a"b' });
+    const text = { productName: 'P<', whatItMayDo: 'read <b>', keyLabel: 'Key', keyPlaceholder: 'k"', shapeHint: 'x' };
+    const html = consentPage({ text, clientName: '"><script>alert(1)</script>', redirectUri: 'https://a.example/cb?x=<y>', sealed: 'a"b' });
     expect(html).not.toContain('<script>');
+    expect(html).toContain('read &lt;b&gt;');
+    expect(html).toContain('placeholder="k&quot;"');
     expect(html).toContain('value="a&quot;b"');
     expect(escapeHtml(`<&>"'`)).toBe('&lt;&amp;&gt;&quot;&#39;');
     expect(redirectSource('https://a.example:8443/cb')).toBe('https://a.example:8443');

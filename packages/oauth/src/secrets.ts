@@ -1,19 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-// The OAuth credentials we hand out, and how they are checked. Everything stored is a SHA-256 hash
+// The OAuth credentials handed out, and how they are checked. Everything stored is a SHA-256 hash
 // (hex, hashKey of @dv/accounts, as for API keys): a leaked database holds no usable code, token or
-// client secret. The prefixes make a leaked token recognisable to secret scanners and let the
-// gateway tell a token from an API key.
+// client secret. Each service has its own prefixes (OAuthServerOptions.tokenPrefixes): a leaked
+// token is recognisable to secret scanners and a service tells its token from an API key.
 
-export const TOKEN_PREFIX = { access: 'dv_oat_', refresh: 'dv_ort_', code: 'dv_oac_' } as const;
-export type TokenKind = keyof typeof TOKEN_PREFIX;
+export type TokenKind = 'access' | 'refresh' | 'code';
+export type TokenPrefixes = Record<TokenKind, string>;
 
-export function newSecret(kind: TokenKind): string {
-  return TOKEN_PREFIX[kind] + randomBytes(32).toString('base64url');
-}
-
-export function isAccessToken(presented: string): boolean {
-  return presented.startsWith(TOKEN_PREFIX.access);
+export function newSecret(prefixes: TokenPrefixes, kind: TokenKind): string {
+  return prefixes[kind] + randomBytes(32).toString('base64url');
 }
 
 /** Constant-time equality of two strings of any length (lengths are not secret here). */

@@ -32,14 +32,11 @@ export function pickRedirectUri(registered: readonly string[], requested: string
   return registered.includes(requested) ? requested : null;
 }
 
-/** RFC 8707 resource indicator: absent, or this gateway (its base or its /mcp endpoint). */
-export function checkResource(baseUrl: string, resource: string | undefined | null): string | null {
+/** RFC 8707 resource indicator: absent, or this service (its base or one of its protected resources). */
+export function checkResource(baseUrl: string, resourcePaths: readonly string[], resource: string | undefined | null): string | null {
   if (resource === undefined || resource === null || resource === '') return null;
   const strip = (s: string) => s.replace(/\/+$/, '');
-  const ok = [baseUrl, `${baseUrl}/mcp`].map(strip);
+  const ok = [...new Set([baseUrl, ...resourcePaths.map((p) => `${baseUrl}${p}`)].map(strip))];
   if (!ok.includes(strip(resource))) throw new InvalidTargetError(`resource must be ${ok.join(' or ')}`);
   return strip(resource);
 }
-
-/** The one scope we grant: everything the key may do. Unknown requested scopes are ignored. */
-export const OAUTH_SCOPE = 'verify';

@@ -1,0 +1,312 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokePortfolioKey } from '@dv/accounts';
+import { startOAuthHarness, type OAuthHarness } from './testing/harness.ts';
+
+// The OAuth endpoints over HTTP against one OAuthServer on a bare app (real MongoDB): discovery,
+// registration rules, the consent step's checks, both grants, replay and revocation. The services
+// test their own mounting (gateway/src/oauth, portfolio-scanner/src/mcp), with the MCP SDK's
+// client and headless Chromium.
+
+let h: OAuthHarness;
+let a: { accountId: string; key: string };
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read bodies of every shape
+type Json = any;
+
+async function call(base: string, path: string, opts: { key?: string; body?: unknown; method?: string } = {}): Promise<{ status: number; headers: Headers; body: Json }> {
+  const headers: Record<string, string> = {};
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${path}`, { method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'), headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** Who a token acts as on the protected resource (or its 401). */
+async function whoami(tokenValue: string | undefined): Promise<{ status: number; body: Json }> {
+  return call(h.url, '/mcp', { key: tokenValue });
+}
+const REDIRECT = 'http://127.0.0.1:45999/callback';
+
+function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+async function register(meta: Record<string, unknown> = {}): Promise<{ status: number; body: Record<string, string> }> {
+  return call(h.url, '/oauth/register', { body: { redirect_uris: [REDIRECT], client_name: 'Test <b>Agent</b>', token_endpoint_auth_method: 'none', ...meta } });
+}
+
+function authorizeUrl(clientId: string, challenge: string, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'st-1', ...extra });
+  return `${h.url}/oauth/authorize?${q}`;
+}
+
+async function get(url: string): Promise<Response> {
+  return fetch(url, { redirect: 'manual' });
+}
+
+function sealedFrom(html: string): string {
+  const m = /name="request" value="([^"]+)"/.exec(html);
+  if (!m) throw new Error(`no consent form in: ${html.slice(0, 300)}`);
+  return m[1]!;
+}
+
+async function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${h.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
+}
+
+/** Runs the consent step with a pasted key; returns the code from the redirect. */
+async function approve(clientId: string, challenge: string, key: string): Promise<string> {
+  const page = await get(authorizeUrl(clientId, challenge));
+  expect(page.status).toBe(200);
+  const res = await post('/oauth/authorize', { request: sealedFrom(await page.text()), api_key: key, decision: 'approve' });
+  expect(res.status).toBe(303);
+  const loc = new URL(res.headers.get('location')!);
+  expect(`${loc.origin}${loc.pathname}`).toBe(REDIRECT);
+  expect(loc.searchParams.get('state')).toBe('st-1');
+  expect(loc.searchParams.get('iss')).toBe(h.url);
+  return loc.searchParams.get('code')!;
+}
+
+async function token(form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, string> }> {
+  const res = await post('/oauth/token', form, headers);
+  return { status: res.status, body: (await res.json()) as Record<string, string> };
+}
+
+beforeAll(async () => {
+  h = await startOAuthHarness('oauthpkg');
+  a = await h.account();
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('discovery', () => {
+  it('serves both metadata documents in both forms, pointing at this service', async () => {
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/mcp']) {
+      const r = await call(h.url, path);
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ issuer: h.url, authorization_endpoint: `${h.url}/oauth/authorize`, token_endpoint: `${h.url}/oauth/token`, registration_endpoint: `${h.url}/oauth/register`, revocation_endpoint: `${h.url}/oauth/revoke`, code_challenge_methods_supported: ['S256'] });
+    }
+    expect((await call(h.url, '/.well-known/oauth-protected-resource/mcp')).body).toMatchObject({ resource: `${h.url}/mcp`, authorization_servers: [h.url], scopes_supported: ['mcp'], resource_name: 'Test MCP server' });
+    // Only the resources the service names get a document.
+    expect((await call(h.url, '/.well-known/oauth-protected-resource')).status).toBe(404);
+    const post = await call(h.url, '/.well-known/oauth-protected-resource/mcp', { method: 'POST', body: {} });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('a 401 on the resource names the Bearer scheme and its resource metadata', async () => {
+    const none = await whoami(undefined);
+    expect(none.status).toBe(401);
+    const challenge = `Bearer resource_metadata="${h.url}/.well-known/oauth-protected-resource/mcp"`;
+    expect((await call(h.url, '/mcp')).headers.get('www-authenticate')).toBe(challenge);
+    expect((await call(h.url, '/mcp', { key: 'tst_oat_nope' })).headers.get('www-authenticate')).toBe(`${challenge}, error="invalid_token"`);
+  });
+});
+
+describe('registration', () => {
+  it('registers public and confidential clients; the secret is stored only as a hash', async () => {
+    const pub = await register();
+    expect(pub.status).toBe(201);
+    expect(pub.body.client_id).toBeTruthy();
+    expect(pub.body.client_secret).toBeUndefined();
+    const conf = await register({ token_endpoint_auth_method: 'client_secret_post' });
+    expect(conf.status).toBe(201);
+    expect(conf.body.client_secret).toMatch(/^[0-9a-f]{64}$/);
+    const stored = await h.db.collection('test_oauth_clients').findOne({ _id: conf.body.client_id as never });
+    expect(stored).not.toBeNull();
+    expect(JSON.stringify(stored)).not.toContain(conf.body.client_secret);
+  });
+
+  it.each([
+    ['http on a public host', ['http://example.com/cb']],
+    ['javascript:', ['javascript:alert(1)']],
+    ['a fragment', ['https://app.example.com/cb#x']],
+    ['no redirect URI', []],
+  ])('refuses %s', async (_what, uris) => {
+    const r = await register({ redirect_uris: uris });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('invalid_client_metadata');
+  });
+
+  it('refuses an unsupported client authentication method', async () => {
+    const r = await register({ token_endpoint_auth_method: 'private_key_jwt' });
+    expect(r.status).toBe(400);
+  });
+});
+
+describe('the consent step', () => {
+  let clientId: string;
+  beforeAll(async () => {
+    clientId = (await register()).body.client_id!;
+  });
+
+  it('shows an escaped consent page with no-framing and a form-action limited to here and the client', async () => {
+    const res = await get(authorizeUrl(clientId, pkce().challenge));
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('Test &lt;b&gt;Agent&lt;/b&gt;');
+    expect(html).not.toContain('<b>Agent</b>');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:45999");
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('shows an error page, never a redirect, for an unknown client or a redirect URI that is not exactly registered', async () => {
+    const unknown = await get(authorizeUrl('nope', pkce().challenge));
+    expect(unknown.status).toBe(400);
+    expect(unknown.headers.get('location')).toBeNull();
+    // RFC 8252 would let a loopback port vary; we require the exact string.
+    const otherPort = await get(authorizeUrl(clientId, pkce().challenge, { redirect_uri: 'http://127.0.0.1:45998/callback' }));
+    expect(otherPort.status).toBe(400);
+    expect(otherPort.headers.get('location')).toBeNull();
+    expect(await otherPort.text()).toContain('exact match');
+  });
+
+  it.each([
+    ['no code_challenge', { code_challenge: '' }, 'invalid_request'],
+    ['the plain method', { code_challenge_method: 'plain' }, 'invalid_request'],
+    ['a token response type', { response_type: 'token' }, 'unsupported_response_type'],
+    ['a foreign resource', { resource: 'https://other.example/' }, 'invalid_target'],
+  ])('sends %s back to the client as an error', async (_what, extra, error) => {
+    const res = await get(authorizeUrl(clientId, pkce().challenge, extra));
+    expect(res.status).toBe(303);
+    const loc = new URL(res.headers.get('location')!);
+    expect(loc.searchParams.get('error')).toBe(error);
+    expect(loc.searchParams.get('state')).toBe('st-1');
+  });
+
+  it('re-asks on a wrong or revoked key, and refuses a forged or altered form', async () => {
+    const page = await get(authorizeUrl(clientId, pkce().challenge));
+    const sealed = sealedFrom(await page.text());
+    const wrongKey = a.key.slice(0, -1) + (a.key.endsWith('a') ? 'b' : 'a');
+    const wrong = await post('/oauth/authorize', { request: sealed, api_key: wrongKey, decision: 'approve' });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain('not valid');
+    const garbage = await post('/oauth/authorize', { request: sealed, api_key: 'hello', decision: 'approve' });
+    expect(await garbage.text()).toContain('starts with svc_live_');
+    const [payload, sig] = sealed.split('.');
+    const altered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), redirect_uri: 'https://evil.example/cb' })).toString('base64url');
+    const forged = await post('/oauth/authorize', { request: `${altered}.${sig}`, api_key: a.key, decision: 'approve' });
+    expect(forged.status).toBe(400);
+    expect(forged.headers.get('location')).toBeNull();
+  });
+
+  it('a denial goes back as access_denied', async () => {
+    const page = await get(authorizeUrl(clientId, pkce().challenge));
+    const res = await post('/oauth/authorize', { request: sealedFrom(await page.text()), decision: 'deny' });
+    expect(res.status).toBe(303);
+    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+  });
+});
+
+describe('tokens', () => {
+  it('code + verifier gives tokens that act as the key; a wrong verifier does not burn the code; a replayed code revokes the grant', async () => {
+    const clientId = (await register()).body.client_id!;
+    const { verifier, challenge } = pkce();
+    const code = await approve(clientId, challenge, a.key);
+    const bad = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: pkce().verifier, redirect_uri: REDIRECT });
+    expect(bad).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const otherRedirect = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:45999/other' });
+    expect(otherRedirect.body.error).toBe('invalid_grant');
+    const ok = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'mcp' });
+    expect(ok.body.access_token).toMatch(/^tst_oat_/);
+    const me = await whoami(ok.body.access_token);
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ account_id: a.accountId, scope: 'mcp' });
+    // The same code again: refused, and the tokens it granted stop working.
+    const replay = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT });
+    expect(replay.body.error).toBe('invalid_grant');
+    expect((await whoami(ok.body.access_token)).status).toBe(401);
+  });
+
+  it('refresh tokens rotate; revoking either token ends the grant at once', async () => {
+    const clientId = (await register()).body.client_id!;
+    const { verifier, challenge } = pkce();
+    const first = await token({ grant_type: 'authorization_code', client_id: clientId, code: await approve(clientId, challenge, a.key), code_verifier: verifier });
+    const second = await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: first.body.refresh_token! });
+    expect(second.status).toBe(200);
+    expect(second.body.refresh_token).not.toBe(first.body.refresh_token);
+    expect((await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: first.body.refresh_token! })).body.error).toBe('invalid_grant');
+    expect((await whoami(second.body.access_token)).status).toBe(200);
+    const revoked = await post('/oauth/revoke', { client_id: clientId, token: second.body.refresh_token! });
+    expect(revoked.status).toBe(200);
+    expect((await whoami(second.body.access_token)).status).toBe(401);
+    expect((await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: second.body.refresh_token! })).body.error).toBe('invalid_grant');
+    // Unknown tokens revoke quietly (RFC 7009).
+    expect((await post('/oauth/revoke', { client_id: clientId, token: 'tst_oat_unknown' })).status).toBe(200);
+  });
+
+  it('a confidential client must present its secret (post or Basic)', async () => {
+    const reg = await register({ token_endpoint_auth_method: 'client_secret_basic' });
+    const { client_id: id, client_secret: secret } = reg.body as { client_id: string; client_secret: string };
+    const { verifier, challenge } = pkce();
+    const code = await approve(id, challenge, a.key);
+    const none = await token({ grant_type: 'authorization_code', client_id: id, code, code_verifier: verifier });
+    expect(none).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    const wrong = await token({ grant_type: 'authorization_code', code, code_verifier: verifier }, { authorization: `Basic ${Buffer.from(`${id}:x${secret}`).toString('base64')}` });
+    expect(wrong.status).toBe(401);
+    const ok = await token({ grant_type: 'authorization_code', code, code_verifier: verifier }, { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` });
+    expect(ok.status).toBe(200);
+  });
+
+  it('revoking the API key refuses its tokens at once and their refresh too', async () => {
+    const b = await h.account();
+    const clientId = (await register()).body.client_id!;
+    const { verifier, challenge } = pkce();
+    const t = await token({ grant_type: 'authorization_code', client_id: clientId, code: await approve(clientId, challenge, b.key), code_verifier: verifier });
+    expect((await whoami(t.body.access_token)).status).toBe(200);
+    const keyDoc = await h.db.collection('portfolio_api_keys').findOne({ account_id: b.accountId });
+    await revokePortfolioKey(h.db, b.accountId, keyDoc!.id as number);
+    expect((await whoami(t.body.access_token)).status).toBe(401);
+    expect((await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: t.body.refresh_token! })).body.error).toBe('invalid_grant');
+  });
+
+  it('answers bad token requests in the OAuth error shape', async () => {
+    expect((await token({ grant_type: 'password', client_id: 'x' })).body.error).toBe('invalid_client');
+    const clientId = (await register()).body.client_id!;
+    expect((await token({ grant_type: 'password', client_id: clientId })).body.error).toBe('unsupported_grant_type');
+    expect((await token({ grant_type: 'authorization_code', client_id: clientId })).body.error).toBe('invalid_request');
+    const json = await fetch(`${h.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'refresh_token', client_id: clientId }) });
+    expect(json.status).toBe(400);
+    expect((await fetch(`${h.url}/oauth/token`)).status).toBe(405);
+  });
+});
+
+describe('hostile input', () => {
+  // Property: whatever arrives at an OAuth endpoint, the answer is never a 5xx and nothing is
+  // granted: no code is issued and no token is stored.
+  const field = fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('authorization_code', 'refresh_token', 'code', 'S256', 'plain', 'approve', REDIRECT, 'tst_oat_x', 'tst_ort_x', 'tst_oac_x'));
+  const form = fc.dictionary(fc.constantFrom('client_id', 'client_secret', 'grant_type', 'code', 'code_verifier', 'redirect_uri', 'refresh_token', 'token', 'request', 'api_key', 'decision', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'resource', 'scope', 'x'), field, { maxKeys: 8 });
+
+  it('never answers 5xx and grants nothing', async () => {
+    const tokensBefore = await h.db.collection('test_oauth_tokens').countDocuments();
+    const codesBefore = await h.db.collection('test_oauth_codes').countDocuments();
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/oauth/token', '/oauth/revoke', '/oauth/authorize', '/oauth/authorize?', '/oauth/register'), form, fc.boolean(), async (path, f, asJson) => {
+        const params = new URLSearchParams(f);
+        const res = path.endsWith('?')
+          ? await get(`${h.url}/oauth/authorize?${params}&client_id=${encodeURIComponent(f.client_id ?? '')}&client_id=dup`)
+          : await fetch(`${h.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': asJson ? 'application/json' : 'application/x-www-form-urlencoded' }, body: asJson ? JSON.stringify(f) : params });
+        await res.arrayBuffer();
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: 300 },
+    );
+    expect(await h.db.collection('test_oauth_tokens').countDocuments()).toBe(tokensBefore);
+    expect(await h.db.collection('test_oauth_codes').countDocuments()).toBe(codesBefore);
+  }, 120_000);
+});

@@ -1,0 +1,78 @@
+import type { Db } from 'mongodb';
+import type { AuthAttemptLimiter, Logger } from '@dv/runtime';
+
+// What differs between the services that run this authorization server (docs/oauth.md): where
+// they are reached, which keys a user pastes and how those are checked, the scope, the words on
+// the consent page, the collections and the token prefixes. Everything else (DCR, PKCE, sealed
+// consent, rotation, revocation, the RFC error shapes) is the same code for all of them.
+
+/** One protected resource of the service, as a path under `baseUrl` ('' = the whole API). */
+export interface ProtectedResource {
+  path: string;
+  name: string;
+}
+
+/** The outcome of checking a pasted key on the consent page. */
+export type KeyCheck =
+  | { ok: true; keyId: string; accountId: string }
+  /** `wrongKey`: the key does not exist or is revoked (costs more on the per-address limiter). */
+  | { ok: false; message: string; wrongKey: boolean };
+
+export interface OAuthKeys {
+  /** Shape check without a store read (the consent page answers `shapeHint` otherwise). */
+  looksLikeKey: (presented: string) => boolean;
+  /** Resolves a pasted key to its id and account, or why it is refused (shown to the user). */
+  verify: (presented: string) => Promise<KeyCheck>;
+  /** Whether the key a grant was made from still works (revoked key, inactive account: no). */
+  isActive: (keyId: string) => Promise<boolean>;
+}
+
+export interface OAuthConsentText {
+  productName: string;
+  /** One sentence after "<client> asks to act with one of your API keys:". */
+  whatItMayDo: string;
+  keyLabel: string;
+  keyPlaceholder: string;
+  /** Shown when the pasted text is not a key at all. */
+  shapeHint: string;
+}
+
+export interface OAuthLimits {
+  /** Authorization codes are single-use; RFC 6749 §4.1.2 advises at most 10 min. */
+  codeTtlSeconds: number;
+  accessTtlSeconds: number;
+  refreshTtlSeconds: number;
+  /** A registration not used for this long lapses (its tokens use renews it). */
+  clientUnusedTtlSeconds: number;
+  /** client_secret_expires_at of confidential clients; 0 = never. */
+  clientSecretTtlSeconds: number;
+  /** How long a consent page may be submitted. */
+  consentTtlSeconds: number;
+  maxRedirectUris: number;
+  /** Dynamic client registrations per client address per hour. */
+  registrationsPerHour: number;
+}
+
+export interface OAuthServerOptions {
+  db: Db;
+  log: Logger;
+  /** What clients reach the service at, no trailing slash: issuer, endpoints, `iss` on redirects. */
+  baseUrl: string;
+  resources: ProtectedResource[];
+  /** The one scope granted: what the token may do is what the key may do there. */
+  scope: string;
+  /** Linked from the metadata documents. */
+  documentationUrl: string;
+  /** HMAC key of the sealed consent request (at least 32 characters, the same on every replica). */
+  sealSecret: string;
+  collections: { clients: string; codes: string; tokens: string };
+  /** Distinct per service, so a token is recognisable and never mistaken for another service's. */
+  tokenPrefixes: { access: string; refresh: string; code: string };
+  consent: OAuthConsentText;
+  keys: OAuthKeys;
+  /** Per-address metering of the token endpoint and the consent form (they look credentials up). */
+  attempts?: AuthAttemptLimiter;
+  limits: OAuthLimits;
+  /** The service's own 405 error (thrown to its error handler), as the route helper's MountOptions. */
+  methodNotAllowed: (method: string, path: string, allow: string) => unknown;
+}

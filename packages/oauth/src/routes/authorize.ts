@@ -1,0 +1,117 @@
+import type { Request, Response } from 'express';
+import { InvalidRequestError, OAuthError, UnsupportedResponseTypeError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { consentPage, errorPage, pageHeaders, redirectSource } from '../consent-page.ts';
+import { openRequest, sealRequest, type AuthorizationRequest } from '../consent-request.ts';
+import { bodyOf } from '../http.ts';
+import { checkResource, pickRedirectUri } from '../policy.ts';
+import type { ClientDoc } from '../store.ts';
+import { defineOAuthRoute, type OAuthContext } from './route.ts';
+
+// GET /oauth/authorize shows the consent page; POST /oauth/authorize (its form) approves or denies.
+// Errors before the client and its redirect URI are known show an error page (never a redirect to
+// an unchecked URI); later ones go back to the client as `error=` on its redirect URI (RFC 6749
+// §4.1.2.1). PKCE S256 is required; the redirect URI must equal a registered one exactly.
+// The consent form takes an API key, so its POST is metered per client address like the API's
+// key lookups (a wrong key costs more); over the limit it shows a 429 page with Retry-After.
+
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/; // BASE64URL(SHA-256): 43 characters, no padding
+
+function one(q: Record<string, unknown>, name: string): string | undefined {
+  const v = q[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v.length > 2_000) throw new InvalidRequestError(`${name} must be given once, as text`);
+  return v;
+}
+
+function showError(s: OAuthContext, res: Response, status: number, message: string): void {
+  res.status(status).set(pageHeaders([])).send(errorPage(s.options.consent.productName, message));
+}
+
+function redirectTo(s: OAuthContext, res: Response, uri: string, params: Record<string, string | null | undefined>): void {
+  const u = new URL(uri);
+  for (const [k, v] of Object.entries(params)) if (v) u.searchParams.set(k, v);
+  u.searchParams.set('iss', s.options.baseUrl); // RFC 9207: which server answered
+  res.setHeader('Cache-Control', 'no-store');
+  res.redirect(303, u.href);
+}
+
+function showConsent(s: OAuthContext, res: Response, client: ClientDoc, request: AuthorizationRequest, status = 200, error?: string): void {
+  const sealed = sealRequest(s.options.sealSecret, request, s.options.limits.consentTtlSeconds);
+  const html = consentPage({ text: s.options.consent, clientName: client.client_name || client._id, redirectUri: request.redirect_uri, sealed, error });
+  res.status(status).set(pageHeaders([redirectSource(request.redirect_uri)])).send(html);
+}
+
+async function showRequest(s: OAuthContext, req: Request, res: Response): Promise<void> {
+  const q = req.query as Record<string, unknown>;
+  let client: ClientDoc | null;
+  let redirectUri: string | null;
+  try {
+    const clientId = one(q, 'client_id');
+    if (!clientId) return showError(s, res, 400, 'The request has no client_id.');
+    client = await s.store.getClient(clientId);
+    if (!client) return showError(s, res, 400, 'Unknown client_id (or its registration lapsed).');
+    redirectUri = pickRedirectUri(client.redirect_uris, one(q, 'redirect_uri'));
+    if (!redirectUri) return showError(s, res, 400, 'redirect_uri does not match a redirect URI this client registered (exact match required).');
+  } catch (err) {
+    return showError(s, res, 400, (err as Error).message);
+  }
+  let state: string | undefined;
+  try {
+    state = one(q, 'state');
+    if (one(q, 'response_type') !== 'code') throw new UnsupportedResponseTypeError('response_type must be "code".');
+    const challenge = one(q, 'code_challenge');
+    if (!challenge) throw new InvalidRequestError('code_challenge is required (PKCE).');
+    if (one(q, 'code_challenge_method') !== 'S256') throw new InvalidRequestError('code_challenge_method must be S256.');
+    if (!CHALLENGE.test(challenge)) throw new InvalidRequestError('code_challenge must be 43 base64url characters (SHA-256).');
+    const resource = checkResource(s.options.baseUrl, s.resourcePaths, one(q, 'resource'));
+    showConsent(s, res, client, { client_id: client._id, redirect_uri: redirectUri, code_challenge: challenge, state: state ?? null, scope: one(q, 'scope') ?? null, resource });
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    redirectTo(s, res, redirectUri, { error: err.errorCode, error_description: err.message, state });
+  }
+}
+
+async function decide(s: OAuthContext, req: Request, res: Response): Promise<void> {
+  const wait = await s.meter(req, res);
+  if (wait !== null) return showError(s, res, 429, `Too many attempts from your network; wait ${wait} seconds and try again.`);
+  const body = bodyOf(req);
+  const request = openRequest(s.options.sealSecret, body.request);
+  if (!request) return showError(s, res, 400, 'This consent page has expired or was altered. Start the connection again from your application.');
+  const client = await s.store.getClient(request.client_id);
+  if (!client || !client.redirect_uris.includes(request.redirect_uri)) return showError(s, res, 400, 'The client is no longer registered.');
+  if (body.decision !== 'approve') return redirectTo(s, res, request.redirect_uri, { error: 'access_denied', error_description: 'The user denied the request.', state: request.state });
+  const key = typeof body.api_key === 'string' ? body.api_key.trim() : '';
+  if (!s.options.keys.looksLikeKey(key)) return showConsent(s, res, client, request, 400, s.options.consent.shapeHint);
+  const checked = await s.options.keys.verify(key);
+  if (!checked.ok) {
+    if (checked.wrongKey) await s.failed(req);
+    return showConsent(s, res, client, request, 400, checked.message);
+  }
+  const { keyId, accountId } = checked;
+  const code = await s.store.createCode({ clientId: client._id, keyId, accountId, codeChallenge: request.code_challenge, redirectUri: request.redirect_uri, resource: request.resource, scope: request.scope });
+  s.options.log.info({ client_id: client._id, key_id: keyId, account_id: accountId }, 'oauth authorization approved');
+  redirectTo(s, res, request.redirect_uri, { code, state: request.state });
+}
+
+/**
+ * The consent step answers a browser, so a failure is an error page (never OAuth JSON, and never a
+ * redirect to a URI that may not have been checked yet).
+ */
+function pageHandler(what: string, step: (s: OAuthContext, req: Request, res: Response) => Promise<void>) {
+  return async ({ ctx, req, res }: { ctx: OAuthContext; req: Request; res: Response }): Promise<void> => {
+    try {
+      await step(ctx, req, res);
+    } catch (err) {
+      ctx.options.log.error({ err: (err as Error).message }, `${what} failed`);
+      if (res.headersSent) return void res.destroy();
+      showError(ctx, res, 503, 'The service could not complete this step; try again in a moment.');
+    }
+  };
+}
+
+const common = { path: '/oauth/authorize', tags: ['oauth'], auth: false as const, responses: {} };
+
+export const authorizeRoutes = [
+  defineOAuthRoute({ ...common, method: 'get', operationId: 'oauthAuthorize', summary: 'OAuth consent page', handle: pageHandler('consent page', showRequest) }),
+  defineOAuthRoute({ ...common, method: 'post', operationId: 'oauthAuthorizeDecision', summary: 'OAuth consent decision', handle: pageHandler('consent decision', decide) }),
+];
