@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { ensureCommand } from './install.ts';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { resolveMongod, wineEnv, winePath, type MongodBinary } from './mongod-binary.ts';
 import { which } from './install.ts';
 import { freePort, waitForPort } from './ports.ts';
@@ -29,6 +29,12 @@ type Log = (msg: string) => void;
 export interface ServerPlacement {
   host: string;
   wrap?: readonly string[];
+  /**
+   * A wine prefix of mongod's own. Wine's server process makes the sockets, and one wineserver runs
+   * per prefix: mongod in a namespace needs a wineserver started in that namespace, so not the
+   * shared prefix another stack's mongod may already serve from the machine's own network.
+   */
+  winePrefix?: string;
 }
 const LOOPBACK: ServerPlacement = { host: HOST };
 
@@ -101,7 +107,9 @@ export class RedisServer extends ProcessServer {
     const dir = join(this.dataDir, 'redis');
     mkdirSync(dir, { recursive: true });
     // Append-only persistence keeps politeness and retry state across a Redis restart, as in production.
-    this.proc = startProcess('redis', this.bin, ['--bind', this.host, '--port', String(this.port), '--dir', dir, '--save', '', '--appendonly', 'yes', '--protected-mode', 'yes'], this.dataDir, { detached: this.detached, wrap: this.wrap });
+    // Protected mode refuses every non-loopback client of a password-less server: on a simulated
+    // host (../cluster) the clients are the other hosts of its private bridge.
+    this.proc = startProcess('redis', this.bin, ['--bind', this.host, '--port', String(this.port), '--dir', dir, '--save', '', '--appendonly', 'yes', '--protected-mode', this.host === HOST ? 'yes' : 'no'], this.dataDir, { detached: this.detached, wrap: this.wrap });
     const proc = this.proc;
     await waitForPort(this.host, this.port, 15_000, () => proc.alive());
     await waitForRedisPong(this.host, this.port);
@@ -132,7 +140,8 @@ export class MongoServer extends ProcessServer {
   constructor(port: number, dataDir: string, cacheDir: string, log: Log, detached = false, placement: ServerPlacement = LOOPBACK) {
     super(port, dataDir, detached, placement);
     this.url = `mongodb://${placement.host}:${port}/?replicaSet=rs0&directConnection=true`;
-    this.binary = resolveMongod(cacheDir, log);
+    const binary = resolveMongod(cacheDir, log);
+    this.binary = binary.kind === 'wine' && placement.winePrefix ? { ...binary, prefix: ownPrefix(binary.prefix, placement.winePrefix) } : binary;
   }
 
   async start(): Promise<void> {
@@ -171,6 +180,15 @@ export class MongoServer extends ProcessServer {
     // stack may share the prefix and keep them alive legitimately).
     if (this.binary.kind === 'wine') await waitWineserver(this.binary.prefix);
   }
+}
+
+/** A hard-linked copy of the shared prefix (a new directory, so its own wineserver; no disk used). */
+function ownPrefix(shared: string, own: string): string {
+  if (!existsSync(join(own, 'system.reg'))) {
+    rmSync(own, { recursive: true, force: true });
+    execFileSync('cp', ['-al', shared, own]);
+  }
+  return own;
 }
 
 async function initiateReplicaSet(hostAddress: string, port: number): Promise<void> {

@@ -36,6 +36,15 @@ export function isLoopbackV4(ip: string): boolean {
   return net.isIPv4(ip) && ip.startsWith('127.');
 }
 
+/**
+ * Where a world's MX hosts may listen: loopback, or 198.18.0.0/15 (RFC 2544's benchmarking range),
+ * the addresses of the cluster harness's own network namespaces (infra/src/cluster). Never an
+ * address another network could hold.
+ */
+export function isWorldHostV4(ip: string): boolean {
+  return isLoopbackV4(ip) || (net.isIPv4(ip) && /^198\.1[89]\./.test(ip));
+}
+
 // Clients report IPv4 peers of dual-stack sockets as ::ffff:a.b.c.d.
 export function normalizeIp(ip: string | undefined): string {
   return (ip ?? '').replace(/^::ffff:/i, '').toLowerCase();

@@ -10,6 +10,8 @@ import type { SmtpHostHandle } from './smtp/host.ts';
 import type { SmtpHostStats } from './smtp/stats.ts';
 
 export interface StartWorldOptions {
+  /** Address of the DNS and RDAP servers (default 127.0.0.1; the cluster's internet host gives its own). */
+  host?: string;
   dnsPort?: number;
   smtpPort?: number;
   rdapPort?: number;
@@ -38,9 +40,9 @@ export async function startWorld(input: WorldInput, options: StartWorldOptions =
   const dnsTlds = world.dns.records.map((r) => tldOf(r.name)).filter((tld) => tld !== 'arpa');
   const started: { stop(): Promise<void> }[] = [];
   try {
-    const dns = await startDnsServer(world.dns, { port: options.dnsPort, latencyMs });
+    const dns = await startDnsServer(world.dns, { host: options.host, port: options.dnsPort, latencyMs });
     started.push(dns);
-    const rdap = await startRdapServer(world.rdap, { port: options.rdapPort, latencyMs, tlds: dnsTlds });
+    const rdap = await startRdapServer(world.rdap, { host: options.host, port: options.rdapPort, latencyMs, tlds: dnsTlds });
     started.push(rdap);
     const smtp = await startSmtpHosts(world.smtp.hosts, { port: options.smtpPort, latencyMs });
     started.push(...smtp.hosts);

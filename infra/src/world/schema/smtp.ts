@@ -1,6 +1,6 @@
 // SMTP part of a world: scripted MX hosts whose behaviour is data.
 import { z } from 'zod';
-import { isLoopbackV4 } from '../names.ts';
+import { isWorldHostV4 } from '../names.ts';
 import { dnsName, durationMs, note } from './common.ts';
 
 export const HOSTILE_MODES = ['garbage', 'flood', 'silent', 'midReplyDisconnect', 'badTls'] as const;
@@ -68,7 +68,7 @@ function isSet(value: unknown): boolean {
 
 export const smtpHostSchema = z.strictObject({
   name: dnsName,
-  ip: z.ipv4().refine(isLoopbackV4, { message: 'must be a loopback address (127.0.0.0/8)' }).refine((ip) => ip !== '127.0.0.1', {
+  ip: z.ipv4().refine(isWorldHostV4, { message: 'must be a loopback address (127.0.0.0/8) or one of the cluster harness (198.18.0.0/15)' }).refine((ip) => ip !== '127.0.0.1', {
     message: '127.0.0.1 is reserved for the DNS and RDAP servers',
   }),
   note,
