@@ -1,10 +1,14 @@
-// `npm start` as a user runs it (in its own folder, on free ports, against this run's MongoDB): a
-// second launcher is refused without touching the first, and a service killed with SIGKILL is
-// reported and restarted on its port. (Giving up after repeated failures: watch.test.ts.)
+// `npm start` as a user runs it (in its own folder, on free non-default ports, against this run's
+// MongoDB, with no setting added): the sample commands' completion email, free-key email and signed
+// webhook arrive in the local inbox with links on the ports chosen; a second launcher is refused
+// without touching the first; a service killed with SIGKILL is reported and restarted on its port.
+// (Giving up after repeated failures: watch.test.ts.)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { until } from '../../../test/helpers.ts';
+import { readEntries } from '../inbox/store.ts';
 import { freePort } from '../stack/ports.ts';
 import { REPO_ROOT } from '../stack/stack.ts';
 
@@ -59,11 +63,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-describe('npm start watches its services', () => {
-  it('refuses a second launch naming the first, and restarts a service killed with SIGKILL', { timeout: 150_000 }, async () => {
-    const stack = inject('stack');
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
+const ADMIN = join(import.meta.dirname, 'admin.ts');
+let env: NodeJS.ProcessEnv;
+let first: Launch;
+
+beforeAll(async () => {
+  const stack = inject('stack');
+  // Only what a user's shell would have: none of the variables the launcher wires itself.
+  const { SMTP_RELAY_URL: _relay, WEBHOOK_ALLOW_HTTP_LOOPBACK: _loopback, PUBLIC_BASE_URL: _base, ...userEnv } = process.env;
+  env = {
+    ...userEnv,
       DV_LOCAL_DIR: dir,
       MONGODB_URL: stack.MONGODB_URL,
       MONGODB_DB: `launcher_${process.pid}`,
@@ -72,10 +81,79 @@ describe('npm start watches its services', () => {
       LOOKUP_PORT: String(await freePort()),
       PORTFOLIO_SCANNER_PORT: String(await freePort()),
       SCHEDULER_PORT: String(await freePort()),
-      PROBE_NODE_PORT: String(await freePort()),
-    };
-    const first = launch(env);
-    await first.waitFor(/Everything is up\./, 120_000);
+    PROBE_NODE_PORT: String(await freePort()),
+  };
+  first = launch(env);
+  // The banner's last line: everything above it (keys, sample commands) has been printed.
+  await first.waitFor(/Ctrl-C stops everything\./, 120_000);
+}, 150_000);
+
+interface DemoJson {
+  gateway: string;
+  lookup: string;
+  keys: { sandbox: string };
+  inbox: { webhook_url: string };
+}
+
+describe('npm start: every push channel works with no setting, links point home', () => {
+  it('delivers the completion email, the free-key email and a signed webhook to the local inbox', { timeout: 120_000 }, async () => {
+    const demo = JSON.parse(readFileSync(join(dir, 'demo.json'), 'utf8')) as DemoJson;
+    const gateway = `http://127.0.0.1:${env.GATEWAY_PORT}`;
+    const lookup = `http://127.0.0.1:${env.LOOKUP_PORT}`;
+    expect(demo.gateway).toBe(gateway);
+    expect(first.out()).toMatch(/Demo account acc_\w+ \(demo@example\.com, Business plan, 10,000 credits\)/);
+
+    // The sample commands the banner prints.
+    const job = await fetch(`${gateway}/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.keys.sandbox}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ emails: ['jane.doe@example.com', 'info@example.org'], notify_email: true, webhook_url: demo.inbox.webhook_url }),
+    });
+    expect(job.status).toBe(202);
+    const jobId = ((await job.json()) as { job_id: string }).job_id;
+    const keyRequest = await fetch(`${lookup}/v1/keys/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'you@example.com' }) });
+    expect(keyRequest.status).toBe(202);
+
+    const inboxDir = join(dir, 'inbox');
+    const delivery = await until(() => readEntries(inboxDir, 'webhook').find((d) => d.job_id === jobId), 60_000, 'the job.completed webhook');
+    expect(delivery).toMatchObject({ signature: 'valid', answered: 204, event_type: 'job.completed' });
+    const mails = await until(() => {
+      const all = readEntries(inboxDir, 'mail');
+      const completion = all.find((m) => m.subject.startsWith('Verification finished'));
+      const freeKey = all.find((m) => m.rcpt_to.includes('you@example.com'));
+      return completion && freeKey ? { completion, freeKey } : null;
+    }, 60_000, 'the completion and free-key emails');
+
+    // Every link leads back to the service that made it, on the port it was given.
+    const csv = mails.completion.links.find((l) => l.includes('/v1/downloads/'));
+    expect(csv).toMatch(new RegExp(`^${gateway}/v1/downloads/${jobId}\\.csv\\?exp=\\d+&sig=[0-9a-f]+$`));
+    expect((await fetch(csv!)).status).toBe(200);
+    const verify = mails.freeKey.links.find((l) => l.includes('/v1/keys/verify'));
+    expect(verify).toMatch(new RegExp(`^${lookup}/v1/keys/verify\\?token=`));
+    const issued = await fetch(verify!, { headers: { accept: 'application/json' } });
+    expect(issued.status).toBe(200);
+    expect(((await issued.json()) as { api_key: string }).api_key).toMatch(/^dk_free_/);
+    const index = (await (await fetch(`${lookup}/`)).json()) as { limits: string; openapi: string };
+    expect([index.limits, index.openapi]).toEqual([`${lookup}/v1/meta/limits`, `${lookup}/openapi.json`]);
+    const limits = (await (await fetch(`${lookup}/v1/meta/limits`)).json()) as { tiers: { free: { get_one: string } } };
+    expect(limits.tiers.free.get_one).toContain(`POST ${lookup}/v1/keys/request`);
+    for (const [base, doc] of [[lookup, '/openapi.json'], [gateway, '/v1/openapi.json']] as const) {
+      expect(((await (await fetch(`${base}${doc}`)).json()) as { servers: { url: string }[] }).servers).toEqual([{ url: base }]);
+    }
+
+    // `npm run admin -- inbox` shows all three.
+    const admin = spawn(process.execPath, [ADMIN, 'inbox'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let listing = '';
+    admin.stdout!.on('data', (d: Buffer) => (listing += d.toString()));
+    expect(await new Promise((r) => admin.once('exit', r))).toBe(0);
+    expect(listing).toContain('"Verification finished');
+    expect(listing).toContain(verify);
+    expect(listing).toMatch(new RegExp(`/hooks/acc_\\w+ {2}job\\.completed evt_\\w+ job ${jobId} {2}signature valid`));
+  });
+});
+
+describe('npm start watches its services', () => {
+  it('refuses a second launch naming the first, and restarts a service killed with SIGKILL', { timeout: 150_000 }, async () => {
     const pids = JSON.parse(readFileSync(join(dir, 'stack', 'pids.json'), 'utf8')) as Record<string, number>;
     const lock = readFileSync(join(dir, 'launcher.lock'), 'utf8');
     const demoJson = readFileSync(join(dir, 'demo.json'), 'utf8');

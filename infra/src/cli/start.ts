@@ -2,11 +2,19 @@
 // `npm run demo`: the same with the simulated internet, every service pointed at it.
 // Ctrl-C stops everything, services first, and leaves no process behind. A service that exits on
 // its own is reported and restarted (../watch.ts); one launcher per checkout (./launcher-lock.ts).
+// Every push channel works with no setting: a mail catcher is every service's SMTP relay and an
+// HTTPS webhook receiver (certificate from the launcher's own CA, which the services trust) checks
+// signatures; `npm run admin -- inbox` shows what both received.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { applySchema, DEMO_PORTFOLIO_DOMAINS, ensureDemoAccount, ensureDemoPortfolio, ensureDemoPortfolioKey } from '../demo-account.ts';
+import { getAccount } from '@dv/accounts';
+import { applySchema, DEMO_ACCOUNT, DEMO_PORTFOLIO_DOMAINS, ensureDemoAccount, ensureDemoPortfolio, ensureDemoPortfolioKey } from '../demo-account.ts';
 import { DEFAULT_PORTS, SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
+import { caBundleFile, ensureLocalCa, loopbackServerCert } from '../local-ca.ts';
+import { localServiceEnv } from '../local-env.ts';
+import { startMailCatcher, type MailCatcher } from '../mail-catcher.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver.ts';
 import { REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';
 import { ServiceWatch } from '../watch.ts';
 import { acquireLauncherLock, refusalMessage } from './launcher-lock.ts';
@@ -38,6 +46,9 @@ function portFor(name: ServiceName): number {
 
 let stack: Stack | undefined;
 let world: DemoWorld | undefined;
+let mailCatcher: MailCatcher | undefined;
+let receiver: WebhookReceiver | undefined;
+let mongo: MongoClient | undefined;
 const services: ServiceWatch<RunningProcess>[] = [];
 let stopping = false;
 
@@ -47,6 +58,8 @@ async function stopAll(code: number): Promise<never> {
   say('\nstopping services…');
   await Promise.allSettled(services.map((s) => s.stop()));
   await world?.stop();
+  await Promise.allSettled([mailCatcher?.stop(), receiver?.stop()]);
+  await mongo?.close().catch(() => undefined);
   say('stopping NATS, Redis and MongoDB…');
   await stack?.stop();
   rmSync(join(localDir, 'stack.json'), { force: true });
@@ -72,12 +85,25 @@ try {
   }
   writeFileSync(join(localDir, 'stack.json'), JSON.stringify({ env: stack.env, pid: process.pid }, null, 2));
   const client = new MongoClient(stack.env.MONGODB_URL as string);
+  mongo = client;
   const db = client.db(process.env.MONGODB_DB ?? 'deliverability');
   await applySchema(db);
+  // Where the push channels land: mails and webhook deliveries are kept in .local/inbox.
+  const inboxDir = join(localDir, 'inbox');
+  mailCatcher = await startMailCatcher({ inboxDir });
+  const ca = await ensureLocalCa(join(localDir, 'ca'));
+  receiver = await startWebhookReceiver({
+    inboxDir,
+    tls: await loopbackServerCert(ca),
+    secretFor: async (accountId) => (await getAccount(db, accountId).catch(() => null))?.webhook_secret ?? null,
+  });
+  say(`mail catcher ${mailCatcher.url} and webhook receiver ${receiver.url} up (what they get: npm run admin -- inbox)`);
+  const ports = Object.fromEntries(SERVICE_NAMES.map((n) => [n, portFor(n)])) as Record<ServiceName, number>;
+  const channels = { smtpRelayUrl: mailCatcher.url, caBundleFile: caBundleFile(join(localDir, 'ca'), ca, process.env.NODE_EXTRA_CA_CERTS) };
   for (const name of SERVICE_NAMES) {
     say(`starting ${name}…`);
-    // The gateway's links and OAuth metadata must name the address it really listens on.
-    const own: Record<string, string> = name === 'gateway' ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${portFor(name)}` } : {};
+    // Links name the address each service really listens on; mail and webhooks reach the catchers.
+    const own = localServiceEnv(name, ports, channels);
     const logDir = join(localDir, 'logs');
     const start = () => startServiceProcess(name, { env: { ...env, ...own }, port: portFor(name), logDir, detachedPidDir: started.dataDir });
     const onGiveUp = (reason: string) => {
@@ -90,23 +116,30 @@ try {
   const portfolioKey = await ensureDemoPortfolioKey(db, keys.accountId);
   // The scanner (role both) scans the simulated world's domains; on the real internet nothing is added.
   const portfolioAdded = world ? await ensureDemoPortfolio(db, keys.accountId) : null;
-  await client.close();
+  const credits = (await getAccount(db, keys.accountId)).credits;
 
   const url = (name: ServiceName) => services.find((s) => s.name === name)?.url ?? '';
-  const summary = { gateway: url('gateway'), lookup: url('lookup'), portfolio: url('portfolio-scanner'), keys: { live: keys.live, sandbox: keys.sandbox, portfolio: portfolioKey } };
+  const webhookUrl = receiver.urlFor(keys.accountId);
+  const summary = {
+    gateway: url('gateway'),
+    lookup: url('lookup'),
+    portfolio: url('portfolio-scanner'),
+    keys: { live: keys.live, sandbox: keys.sandbox, portfolio: portfolioKey },
+    inbox: { smtp_relay_url: mailCatcher.url, webhook_url: webhookUrl },
+  };
   writeFileSync(join(localDir, 'demo.json'), `${JSON.stringify(summary, null, 2)}\n`);
   say('');
   say('Everything is up.');
   for (const s of services) say(`  ${s.name.padEnd(18)} ${s.url}   (/healthz /readyz /metrics)`);
   say('');
-  say(`Demo account ${keys.accountId} (Business plan, 10,000 credits)`);
+  say(`Demo account ${keys.accountId} (${DEMO_ACCOUNT.email}, Business plan, ${credits.toLocaleString('en-US')} ${credits === 1 ? 'credit' : 'credits'})`);
   say(`  live key:    ${keys.live}`);
   say(`  sandbox key: ${keys.sandbox}`);
   say(`  portfolio key (Enterprise Max): ${portfolioKey}`);
   say(`    curl -H "Authorization: Bearer ${portfolioKey}" ${summary.portfolio}/api/v1/domains/`);
   say('');
   say('Try:');
-  for (const line of firstCurls(summary, keys, demo)) say(`  ${line}`);
+  for (const line of firstCurls(summary, keys, demo, { webhookUrl })) say(`  ${line}`);
   if (world) for (const line of demoWorldSummary()) say(line);
   if (portfolioAdded !== null) {
     say('');
@@ -114,7 +147,8 @@ try {
     say('  their first scans land in MongoDB (portfolio_corpus) within seconds, rescans every PORTFOLIO_RESCAN_INTERVAL_S.');
   }
   say('');
-  say('Keys and URLs are also in .local/demo.json; logs in .local/logs. Ctrl-C stops everything.');
+  say('Keys and URLs are also in .local/demo.json; logs in .local/logs; mails and webhooks in .local/inbox.');
+  say('Keys are new at every start; accounts, jobs, the inbox and the CA are kept (reset everything: stop, then rm -rf .local). Ctrl-C stops everything.');
 } catch (err) {
   process.stderr.write(`\nstart failed: ${(err as Error).message}\n`);
   await stopAll(1);

@@ -32,7 +32,8 @@ MongoDB: MONGODB_URL (and MONGODB_DB, default "deliverability"), else the runnin
 function mongoTarget(): { url: string; db: string } {
   const db = process.env.MONGODB_DB ?? 'deliverability';
   if (process.env.MONGODB_URL) return { url: process.env.MONGODB_URL, db };
-  const stackFile = join(resolve(import.meta.dirname, '../../..'), '.local', 'stack.json');
+  // DV_LOCAL_DIR: the launcher's folder when it was moved (as the launcher itself reads it).
+  const stackFile = join(process.env.DV_LOCAL_DIR ?? join(resolve(import.meta.dirname, '../../..'), '.local'), 'stack.json');
   if (existsSync(stackFile)) {
     const stack = JSON.parse(readFileSync(stackFile, 'utf8')) as { env?: { MONGODB_URL?: string } };
     if (stack.env?.MONGODB_URL) return { url: stack.env.MONGODB_URL, db };
