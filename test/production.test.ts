@@ -35,17 +35,18 @@ const CASES: Array<[ServiceName, Record<string, string>, string[]]> = [
     'gateway',
     { MCP_LIST_URL_ALLOW_HTTP_LOOPBACK: 'true', WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true', BEHIND_PROXY: 'true' },
     // PUBLIC_BASE_URL's default is loopback; no signing secret at all.
-    ['PUBLIC_BASE_URL', 'DOWNLOAD_SIGNING_SECRET', 'MCP_LIST_URL_ALLOW_HTTP_LOOPBACK', 'WEBHOOK_ALLOW_HTTP_LOOPBACK', 'TRUSTED_PROXIES'],
+    ['PUBLIC_BASE_URL', 'DOWNLOAD_SIGNING_SECRET', 'MCP_LIST_URL_ALLOW_HTTP_LOOPBACK', 'WEBHOOK_ALLOW_HTTP_LOOPBACK', 'TRUSTED_PROXIES', 'NATS_USER'],
   ],
   ['lookup', { ALLOW_PRIVATE_TARGETS: 'yes', TRUSTED_PROXIES: '0.0.0.0/0' }, ['PUBLIC_BASE_URL', 'ALLOW_PRIVATE_TARGETS', 'TRUSTED_PROXIES']],
   // probe.localhost (HELO) and verify@probe.localhost (MAIL FROM) are the defaults.
-  ['probe-node', { BEHIND_PROXY: '1', PROBE_ALLOW_PRIVATE_MX: 'true' }, ['PROBE_HELO_NAME', 'PROBE_MAIL_FROM', 'PROBE_ALLOW_PRIVATE_MX', 'TRUSTED_PROXIES']],
+  ['probe-node', { BEHIND_PROXY: '1', PROBE_ALLOW_PRIVATE_MX: 'true' }, ['PROBE_HELO_NAME', 'PROBE_MAIL_FROM', 'PROBE_ALLOW_PRIVATE_MX', 'TRUSTED_PROXIES', 'NATS_USER']],
   [
     'scheduler',
     { PUBLIC_BASE_URL: 'http://localhost:8080', DOWNLOAD_SIGNING_SECRET: PUBLISHED_KEY, WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true', SMTP_RELAY_URL: 'smtp://relay.example.com:587' },
-    ['PUBLIC_BASE_URL', 'DOWNLOAD_SIGNING_SECRET', 'PROBE_MAIL_FROM', 'WEBHOOK_ALLOW_HTTP_LOOPBACK', 'MAIL_FROM'],
+    ['PUBLIC_BASE_URL', 'DOWNLOAD_SIGNING_SECRET', 'PROBE_MAIL_FROM', 'WEBHOOK_ALLOW_HTTP_LOOPBACK', 'MAIL_FROM', 'NATS_USER'],
   ],
-  ['portfolio-scanner', { BEHIND_PROXY: 'true' }, ['TRUSTED_PROXIES']],
+  // A password in NATS_URL is in the environment; the bus user comes with NATS_PASSWORD_FILE.
+  ['portfolio-scanner', { BEHIND_PROXY: 'true', NATS_URL: 'nats://portfolio-scanner:secret@nats:4222' }, ['TRUSTED_PROXIES', 'NATS_USER', 'NATS_URL']],
 ];
 
 describe('NODE_ENV=production refuses unsafe settings', () => {
@@ -62,7 +63,7 @@ describe('NODE_ENV=production refuses unsafe settings', () => {
     const logDir = mkdtempSync(join(tmpdir(), 'dv-prod-'));
     dirs.push(logDir);
     const proc = await startServiceProcess('probe-node', {
-      env: { ...base, NATS_URL: stackEnv().NATS_URL!, PROBE_HELO_NAME: 'probe1.example.com', PROBE_MAIL_FROM: 'verify@example.com', BEHIND_PROXY: 'true', TRUSTED_PROXIES: '10.0.0.0/8', LOG_LEVEL: 'warn' },
+      env: { ...base, NATS_URL: stackEnv().NATS_URL!, NATS_USERS_DIR: stackEnv().NATS_USERS_DIR!, PROBE_HELO_NAME: 'probe1.example.com', PROBE_MAIL_FROM: 'verify@example.com', BEHIND_PROXY: 'true', TRUSTED_PROXIES: '10.0.0.0/8', LOG_LEVEL: 'warn' },
       logDir,
     });
     expect(await proc.stop(10_000)).toBe(0);
@@ -87,7 +88,7 @@ describe('NODE_ENV=production refuses unsafe settings', () => {
       await applySchema(mongo.db);
       const s = stackEnv();
       const proc = await startServiceProcess('gateway', {
-        env: { ...base, ...secrets, NATS_URL: s.NATS_URL!, REDIS_URL: s.REDIS_URL!, MONGODB_URL: s.MONGODB_URL!, MONGODB_DB: mongo.db.databaseName, PUBLIC_BASE_URL: 'https://api.example.com', LOG_LEVEL: 'warn' },
+        env: { ...base, ...secrets, NATS_URL: s.NATS_URL!, NATS_USERS_DIR: s.NATS_USERS_DIR!, REDIS_URL: s.REDIS_URL!, MONGODB_URL: s.MONGODB_URL!, MONGODB_DB: mongo.db.databaseName, PUBLIC_BASE_URL: 'https://api.example.com', LOG_LEVEL: 'warn' },
         logDir: join(dataDir, 'logs'),
       });
       expect(await proc.stop(10_000)).toBe(0);

@@ -14,7 +14,7 @@ beforeAll(async () => {
   h = await startGatewayHarness({ label: 'e2e' });
   a = await h.account();
   scheduler = await startServiceProcess('scheduler', {
-    env: { NATS_URL: h.env.NATS_URL!, REDIS_URL: h.env.REDIS_URL!, MONGODB_URL: h.env.MONGODB_URL!, MONGODB_DB: h.env.MONGODB_DB!, REDIS_PREFIX: `${h.env.REDIS_KEY_PREFIX}sch:`, LOG_LEVEL: 'warn' },
+    env: { NATS_URL: h.env.NATS_URL!, NATS_USERS_DIR: h.env.NATS_USERS_DIR!, REDIS_URL: h.env.REDIS_URL!, MONGODB_URL: h.env.MONGODB_URL!, MONGODB_DB: h.env.MONGODB_DB!, REDIS_PREFIX: `${h.env.REDIS_KEY_PREFIX}sch:`, LOG_LEVEL: 'warn' },
     logDir: join(REPO_ROOT, '.local', 'gw-test-logs'),
   });
 }, 120_000);

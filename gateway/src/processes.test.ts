@@ -35,7 +35,7 @@ describe('two gateway replicas', () => {
     await new Promise((r) => setTimeout(r, 500));
     const t0 = Date.now();
     const scheduler = await startServiceProcess('scheduler', {
-      env: { NATS_URL: h.env.NATS_URL!, REDIS_URL: h.env.REDIS_URL!, MONGODB_URL: h.env.MONGODB_URL!, MONGODB_DB: h.env.MONGODB_DB!, REDIS_PREFIX: `${h.env.REDIS_KEY_PREFIX}sch:`, LOG_LEVEL: 'warn' },
+      env: { NATS_URL: h.env.NATS_URL!, NATS_USERS_DIR: h.env.NATS_USERS_DIR!, REDIS_URL: h.env.REDIS_URL!, MONGODB_URL: h.env.MONGODB_URL!, MONGODB_DB: h.env.MONGODB_DB!, REDIS_PREFIX: `${h.env.REDIS_KEY_PREFIX}sch:`, LOG_LEVEL: 'warn' },
       logDir: join(REPO_ROOT, '.local', 'gw-test-logs'),
     });
     try {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { natsUserEnv } from './stack/nats-auth.ts';
 import { recordPid } from './stack/process.ts';
 import { REPO_ROOT } from './stack/stack.ts';
 
@@ -89,6 +90,8 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
   mkdirSync(opts.logDir, { recursive: true });
   const log = createWriteStream(join(opts.logDir, `${name}.log`), { flags: 'a' });
   const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, PORT: String(opts.port ?? 0), HOST: opts.env.HOST ?? '127.0.0.1' };
+  // On a local stack every service connects to the bus as its own user (issue 19), unless the caller chose one.
+  if (env.NATS_USERS_DIR && !env.NATS_USER && !env.NATS_PASSWORD_FILE) Object.assign(env, natsUserEnv(env.NATS_USERS_DIR, name));
   const nodeOptions = [SERVICE_NODE_OPTIONS[name], env.NODE_OPTIONS ?? ''].filter(Boolean).join(' ');
   if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
   const [file, ...argv] = [...(opts.wrap ?? []), process.execPath, join(REPO_ROOT, name, 'src', 'main.ts')];

@@ -71,6 +71,8 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
     const env: Record<string, string> = {
       ...(opts.realBaseUrl ? { PUBLIC_BASE_URL: url } : {}),
       NATS_URL: stack.env.NATS_URL!,
+      // Child processes (scheduler, probe node, other replicas) connect as their own bus users.
+      NATS_USERS_DIR: stack.env.NATS_USERS_DIR!,
       REDIS_URL: run.REDIS_URL!,
       MONGODB_URL: run.MONGODB_URL!,
       MONGODB_DB: mongo.db.databaseName,

@@ -35,6 +35,7 @@ export async function startLiveStack(h: GatewayHarness, o: LiveStackOptions): Pr
     env: {
       ...world.env,
       NATS_URL: h.env.NATS_URL!,
+      NATS_USERS_DIR: h.env.NATS_USERS_DIR!,
       REDIS_URL: h.env.REDIS_URL!,
       MONGODB_URL: h.env.MONGODB_URL!,
       MONGODB_DB: h.env.MONGODB_DB!,
@@ -56,7 +57,7 @@ export async function startLiveStack(h: GatewayHarness, o: LiveStackOptions): Pr
     probe: undefined,
     async startProbe() {
       stack.probe = await startServiceProcess('probe-node', {
-        env: { ...world.env, NATS_URL: h.env.NATS_URL!, PROBE_NODE_ID: `${o.label}-node`, PROBE_SOURCE_IPS: '127.0.0.1', PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_ALLOW_PRIVATE_MX: 'true', PROBE_HEARTBEAT_INTERVAL_MS: '300', LOG_LEVEL: 'warn' },
+        env: { ...world.env, NATS_URL: h.env.NATS_URL!, NATS_USERS_DIR: h.env.NATS_USERS_DIR!, PROBE_NODE_ID: `${o.label}-node`, PROBE_SOURCE_IPS: '127.0.0.1', PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_ALLOW_PRIVATE_MX: 'true', PROBE_HEARTBEAT_INTERVAL_MS: '300', LOG_LEVEL: 'warn' },
         logDir,
       });
       return stack.probe;

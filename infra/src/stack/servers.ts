@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
@@ -6,6 +6,7 @@ import { ensureCommand } from './install.ts';
 import { execFile, execFileSync } from 'node:child_process';
 import { resolveMongod, wineEnv, winePath, type MongodBinary } from './mongod-binary.ts';
 import { which } from './install.ts';
+import { localNatsAuthorization, natsUsersDir } from './nats-auth.ts';
 import { freePort, waitForPort } from './ports.ts';
 import { startProcess, stopProcess, type Managed } from './process.ts';
 
@@ -86,7 +87,10 @@ export class NatsServer extends ProcessServer {
   async start(): Promise<void> {
     const store = join(this.dataDir, 'nats');
     mkdirSync(store, { recursive: true });
-    this.proc = startProcess('nats', this.bin, ['-a', this.host, '-p', String(this.port), '-js', '-sd', store, '-n', `dv-${this.port}`], this.dataDir, { detached: this.detached, wrap: this.wrap });
+    // The bus's users and permissions (nats-auth.ts); the flags below set everything else.
+    const auth = join(this.dataDir, 'nats-auth.conf');
+    writeFileSync(auth, localNatsAuthorization(natsUsersDir(this.dataDir), true), { mode: 0o600 });
+    this.proc = startProcess('nats', this.bin, ['-c', auth, '-a', this.host, '-p', String(this.port), '-js', '-sd', store, '-n', `dv-${this.port}`], this.dataDir, { detached: this.detached, wrap: this.wrap });
     const proc = this.proc;
     await waitForPort(this.host, this.port, 15_000, () => proc.alive());
   }

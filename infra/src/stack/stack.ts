@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { natsUsersDir } from './nats-auth.ts';
 import { killLeftovers } from './process.ts';
 import { ExternalMongo, MongoServer, NatsServer, RedisServer, allocatePort, type ServerHandle, type ServerName, type ServerPlacement } from './servers.ts';
 
@@ -59,6 +60,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   }
   const env: Record<string, string> = {};
   if (servers.nats) env.NATS_URL = servers.nats.url;
+  // Each service's password file is here; startServiceProcess connects it as its own bus user.
+  if (servers.nats) env.NATS_USERS_DIR = natsUsersDir(dataDir);
   if (servers.redis) env.REDIS_URL = servers.redis.url;
   if (servers.mongodb) env.MONGODB_URL = servers.mongodb.url;
   let stopped = false;

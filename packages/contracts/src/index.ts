@@ -8,3 +8,4 @@ export * from './jobs.ts';
 export * from './portfolio.ts';
 export * from './portfolio-docs.ts';
 export * from './portfolio-exports.ts';
+export * from './nats-users.ts';

@@ -54,4 +54,14 @@ describe('loadConfig', () => {
     expect(problemsOf({ API_SECRET: 'x'.repeat(16), API_SECRET_FILE: '/etc/hostname' }).join()).toContain('set both');
     expect(problemsOf({ API_SECRET_FILE: '/nonexistent/secret' }).join()).toContain('ENOENT');
   });
+
+  it('takes the bus user with its password file, and refuses one without the other', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    writeFileSync(join(dir, 'nats'), 'bus-password\n');
+    const cfg = loadConfig('svc', schema, { API_SECRET: 'x'.repeat(16), NATS_USER: 'scheduler', NATS_PASSWORD_FILE: join(dir, 'nats') });
+    expect([cfg.NATS_USER, cfg.NATS_PASSWORD]).toEqual(['scheduler', 'bus-password']);
+    expect(problemsOf({ API_SECRET: 'x'.repeat(16), NATS_USER: 'scheduler' }).join()).toMatch(/^NATS_PASSWORD: required with NATS_USER/);
+    expect(problemsOf({ API_SECRET: 'x'.repeat(16), NATS_PASSWORD_FILE: join(dir, 'nats') }).join()).toMatch(/^NATS_PASSWORD: set without NATS_USER/);
+    expect(problemsOf({ API_SECRET: 'x'.repeat(16), NATS_USER: 'has space', NATS_PASSWORD: 'p' }).join()).toMatch(/^NATS_USER:/);
+  });
 });

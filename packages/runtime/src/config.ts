@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { COMMON_PRODUCTION_RULES, isProduction, productionProblems, type ProductionRules } from './production.ts';
+import { COMMON_PRODUCTION_RULES, COMMON_RULES, isProduction, productionProblems, type ProductionRules } from './production.ts';
 
 /** Thrown by `loadConfig` with every bad variable listed, so one run shows every problem at once. */
 export class ConfigError extends Error {
@@ -54,6 +54,8 @@ export function loadConfig<S extends z.ZodObject>(
   }
   if (problems.length > 0) throw new ConfigError(service, problems);
   const data = (parsed as { data: z.infer<S> }).data;
+  const mismatched = productionProblems(data, COMMON_RULES as ProductionRules<z.infer<S>>);
+  if (mismatched.length > 0) throw new ConfigError(service, mismatched);
   // Checked on the parsed values (a boolean is a boolean, a URL is valid), so only once the schema passes.
   if (isProduction((data as { NODE_ENV?: string }).NODE_ENV ?? env.NODE_ENV)) {
     const unsafe = productionProblems(data, { ...(COMMON_PRODUCTION_RULES as ProductionRules<z.infer<S>>), ...unsafeInProduction });
@@ -143,6 +145,13 @@ export const infraSchema = {
    * tests), 3 on a three-server cluster (the k8s prod overlay). Never lowered at start (nats.ts).
    */
   NATS_STREAM_REPLICAS: env.int(1, 1, 5),
+  /**
+   * The service's user on the bus (issue 19; permissions in @dv/contracts NATS_ROLES). Unset: an
+   * anonymous connection, which a local stack maps to its all-permitted `dev` user and production
+   * refuses. The password comes as NATS_PASSWORD_FILE (a mounted Secret).
+   */
+  NATS_USER: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
   REDIS_URL: env.url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   MONGODB_URL: env.url(['mongodb:', 'mongodb+srv:']).default('mongodb://127.0.0.1:27017/?replicaSet=rs0'),
   MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -').default('deliverability'),

@@ -89,7 +89,9 @@ export class JetStreamPublisher {
 
   private listen(): void {
     if (this.sub && !this.sub.isClosed()) return;
-    this.prefix = createInbox();
+    // The connection's own inbox prefix: on a permissioned bus a user may subscribe to its own
+    // inboxes only (`_INBOX.<user>.>`, @dv/contracts natsInboxPrefix).
+    this.prefix = createInbox((this.nc as NatsConnection & { options?: { inboxPrefix?: string } }).options?.inboxPrefix);
     this.sub = this.nc.subscribe(`${this.prefix}.*`, { callback: (err, msg) => (err ? this.failAll(err.message) : this.onReply(msg)) });
     void this.sub.closed.then(() => this.failAll('connection closed'));
   }

@@ -76,6 +76,25 @@ export const unsafe = {
     },
 };
 
+/** Settings that go in pairs, checked in every environment. */
+export const COMMON_RULES: ProductionRules<{ NATS_USER?: string; NATS_PASSWORD?: string }> = {
+  NATS_PASSWORD: (password, config) => {
+    if (config.NATS_USER && !password) return 'required with NATS_USER (set NATS_PASSWORD_FILE to the file holding the password)';
+    return !config.NATS_USER && password ? 'set without NATS_USER (name the user the password belongs to)' : undefined;
+  },
+};
+
+/** `nats://user:pass@host`: a credential in the environment, where any process listing can read it. */
+function urlCredentials(url: string): boolean {
+  return URL.canParse(url) && (new URL(url).username !== '' || new URL(url).password !== '');
+}
+
+/** Added by runService for the services that use the bus (lookup does not). */
+export const NATS_PRODUCTION_RULES: ProductionRules<{ NATS_USER?: string }> = {
+  // Without a user, any pod that reaches NATS could request probe sessions or forge heartbeats.
+  NATS_USER: (user) => (user ? undefined : `required when NODE_ENV=production: the bus refuses anonymous clients (set the service's NATS user, and NATS_PASSWORD_FILE)`),
+};
+
 /** Only these peers' X-Forwarded-For would be believed; "everyone" defeats the point. */
 const TRUSTS_EVERYONE = new Set(['0.0.0.0/0', '::/0', '0.0.0.0', '::']);
 
@@ -84,7 +103,8 @@ const TRUSTS_EVERYONE = new Set(['0.0.0.0/0', '::/0', '0.0.0.0', '::']);
  * clients reach the service through a reverse proxy or load balancer; then the proxies must be
  * listed, or every client would share the proxy's address (one per-IP quota for all).
  */
-export const COMMON_PRODUCTION_RULES: ProductionRules<{ BEHIND_PROXY: boolean; TRUSTED_PROXIES: readonly string[] }> = {
+export const COMMON_PRODUCTION_RULES: ProductionRules<{ BEHIND_PROXY: boolean; TRUSTED_PROXIES: readonly string[]; NATS_URL?: string }> = {
+  NATS_URL: (url) => (url && urlCredentials(url) ? `carries a user or password; ${IN_PRODUCTION} (use NATS_USER and NATS_PASSWORD_FILE)` : undefined),
   TRUSTED_PROXIES: (proxies, config) => {
     if (config.BEHIND_PROXY && proxies.length === 0) return `empty while BEHIND_PROXY=true; ${IN_PRODUCTION} (list the proxies' IPs or CIDRs, or set BEHIND_PROXY=false)`;
     const everyone = proxies.filter((p) => TRUSTS_EVERYONE.has(p));

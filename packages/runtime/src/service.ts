@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
-import { ALL_COLLECTIONS, CONSUMERS, KV_BUCKETS, STREAMS } from '@dv/contracts';
+import { ALL_COLLECTIONS, CONSUMERS, KV_BUCKETS, NATS_ROLES, STREAMS, type ConsumerDef, type KvBucketDef, type NatsUser, type StreamDef } from '@dv/contracts';
 import { loadConfigOrExit } from './config.ts';
 import type { Dependency } from './dependency.ts';
 import { createHttpApp, finishHttpApp } from './http.ts';
@@ -11,7 +11,7 @@ import { createRegistry } from './metrics.ts';
 import { connectMongo, ensureCollections, type MongoDependency } from './mongo.ts';
 import { StreamReplicasError, connectNats, ensureKvBuckets, ensureStreams, natsManager, type NatsDependency } from './nats.ts';
 import { connectRedis, type RedisDependency } from './redis.ts';
-import type { ProductionRules } from './production.ts';
+import { NATS_PRODUCTION_RULES, type ProductionRules } from './production.ts';
 import { installGracefulShutdown } from './shutdown.ts';
 
 /** Settings every service schema carries (see `serviceSchema`). */
@@ -25,6 +25,8 @@ export interface BaseServiceConfig {
   TRUSTED_PROXIES: readonly string[];
   NATS_URL: string;
   NATS_STREAM_REPLICAS: number;
+  NATS_USER?: string;
+  NATS_PASSWORD?: string;
   REDIS_URL: string;
   MONGODB_URL: string;
   MONGODB_DB: string;
@@ -70,7 +72,8 @@ export interface RunningService {
  * idempotently), HTTP with health/readiness/metrics, and graceful shutdown on SIGTERM.
  */
 export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S>): Promise<RunningService> {
-  const config = loadConfigOrExit(def.name, def.schema, process.env, def.unsafeInProduction) as z.infer<S> & BaseServiceConfig;
+  const productionRules = { ...(def.needs.nats ? NATS_PRODUCTION_RULES : {}), ...def.unsafeInProduction } as ProductionRules<z.infer<S>>;
+  const config = loadConfigOrExit(def.name, def.schema, process.env, productionRules) as z.infer<S> & BaseServiceConfig;
   const log = createLogger(def.name, config.LOG_LEVEL);
   const registry = createRegistry(def.name);
   const abort = new AbortController();
@@ -85,10 +88,13 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   const connectTimeoutMs = 30_000;
   try {
     if (def.needs.nats) {
-      nats = await retrying('nats', connectTimeoutMs, log, () => connectNats(config.NATS_URL, def.name, log), async (dep) => {
+      const auth = config.NATS_USER ? { user: config.NATS_USER, password: config.NATS_PASSWORD ?? '' } : undefined;
+      // Only what this service's bus user may manage (NATS_ROLES): a probe node creates no stream.
+      const owned = natsOwned(def.name);
+      nats = await retrying('nats', connectTimeoutMs, log, () => connectNats(config.NATS_URL, def.name, log, auth), async (dep) => {
         const replicas = { replicas: config.NATS_STREAM_REPLICAS, log };
-        await ensureStreams(await natsManager(dep.nc), STREAMS, CONSUMERS, replicas);
-        await ensureKvBuckets(dep.nc, KV_BUCKETS, replicas);
+        if (owned.streams.length > 0) await ensureStreams(await natsManager(dep.nc), owned.streams, owned.consumers, replicas);
+        if (owned.buckets.length > 0) await ensureKvBuckets(dep.nc, owned.buckets, replicas);
       });
       deps.push(nats);
     }
@@ -162,4 +168,15 @@ async function retrying<T extends Dependency>(what: string, timeoutMs: number, l
       await new Promise((r) => setTimeout(r, Math.min(250 * n, 2_000)));
     }
   }
+}
+
+/** The streams, consumers and buckets a service creates at start: its NATS_ROLES entry, or all of them for a name the table does not know. */
+export function natsOwned(service: string): { streams: StreamDef[]; consumers: ConsumerDef[]; buckets: KvBucketDef[] } {
+  const role = (NATS_ROLES as Partial<Record<string, (typeof NATS_ROLES)[NatsUser]>>)[service];
+  if (!role) return { streams: [...STREAMS], consumers: [...CONSUMERS], buckets: [...KV_BUCKETS] };
+  return {
+    streams: STREAMS.filter((s) => role.streams.includes(s.name)),
+    consumers: CONSUMERS.filter((c) => role.streams.includes(c.stream)),
+    buckets: KV_BUCKETS.filter((b) => role.buckets.includes(b.bucket)),
+  };
 }

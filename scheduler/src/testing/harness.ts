@@ -62,6 +62,8 @@ export async function startHarness(label: string): Promise<Harness> {
   const logDir = join(dataDir, 'logs');
   const env: Record<string, string> = {
     NATS_URL: nats.env.NATS_URL as string,
+    // Scheduler and probe-node processes connect as their own bus users.
+    NATS_USERS_DIR: nats.env.NATS_USERS_DIR as string,
     REDIS_URL: shared.REDIS_URL as string,
     MONGODB_URL: shared.MONGODB_URL as string,
     MONGODB_DB: mongo.db.databaseName,
@@ -106,6 +108,7 @@ export async function startHarness(label: string): Promise<Harness> {
         env: {
           ...worldEnv,
           NATS_URL: env.NATS_URL as string,
+          NATS_USERS_DIR: env.NATS_USERS_DIR as string,
           PROBE_NODE_ID: nodeId,
           PROBE_SOURCE_IPS: sourceIps.join(','),
           PROBE_HELO_NAME: 'probe.test',
