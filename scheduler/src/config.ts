@@ -67,6 +67,7 @@ export const schedulerConfigSchema = z
     UNPUBLISHED_AFTER_MS: ms(D.unpublishedAfterMs, 100, 110_000),
     CATCH_ALL_MEMORY_MS: ms(D.catchAllMemoryMs, 0, 30 * 86_400_000),
     PROBE_NODE_GONE_MS: ms(D.probeNodeGoneMs, 100),
+    PROBE_EGRESS_FAULT_MS: ms(D.probeEgressFaultMs, 100),
     PROBE_SESSION_TIMEOUT_MS: ms(D.probeSessionTimeoutMs, 100, 600_000),
     PROBE_REQUEST_MARGIN_MS: ms(D.probeRequestMarginMs, 0, 600_000),
     PROBE_MAIL_FROM: z.email('must be an email address').default(D.probeMailFrom),

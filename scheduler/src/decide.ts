@@ -17,7 +17,13 @@ export type AddressDecision =
   /** Too many recipients: retry at once with at most maxRcpts per session. */
   | { kind: 'fewer_rcpts'; maxRcpts: number; probe: ProbeOutcome }
   /** Nothing was tried for this address (node busy or draining): send again, not an attempt. */
-  | { kind: 'redispatch' };
+  | { kind: 'redispatch' }
+  /**
+   * Not judged, and another node or IP should try (not an attempt): `node_fault` = the node ended
+   * the session itself (shutdown, its own egress); `unreachable_here` = the MX hosts could not be
+   * reached from this source IP, but another usable IP has not found them down (mx-health.ts).
+   */
+  | { kind: 'elsewhere'; why: 'node_fault' | 'unreachable_here' };
 
 export interface DecideInput {
   address: string;
@@ -33,6 +39,8 @@ export interface DecideInput {
   /** Times this item was already sent again after a harvest defence's cut, and the most allowed (cut.ts). */
   cutRedispatches?: number;
   maxCutRedispatches?: number;
+  /** The session could not reach the MX hosts, and another usable IP has not found them down (mx-health.ts downForEveryIp). */
+  reachableElsewhere?: boolean;
 }
 
 const synthetic = (cls: ClassifiedReply['class'], rule: string): ClassifiedReply => ({ class: cls, rule });
@@ -63,6 +71,10 @@ export function decideAddress(input: DecideInput): AddressDecision {
   const catchAll = catchAllClass(reply);
   const session = sessionOf(reply.outcome);
   const probe = (rcpt: ClassifiedReply | null): ProbeOutcome => ({ rcpt, catchAll, session, attempts: input.attempt });
+  // No reply for the address, and the session's end says nothing about it: let another node or IP ask.
+  const unjudged = !entry || (entry.reply === null && entry.state === 'not_attempted');
+  if (unjudged && reply.node_fault) return { kind: 'elsewhere', why: 'node_fault' };
+  if (unjudged && input.reachableElsewhere) return { kind: 'elsewhere', why: 'unreachable_here' };
   if (!entry) {
     // A reply that does not mention the address: treat like the session ending before its RCPT.
     return { kind: 'final', probe: probe(null) };
@@ -105,11 +117,4 @@ export function decideAddress(input: DecideInput): AddressDecision {
 /** The reply proves the domain accepts any address (remembered so later items skip the session). */
 export function provesCatchAll(reply: ProbeSessionReply): boolean {
   return catchAllClass(reply)?.class === 'accepted';
-}
-
-/** Session outcomes that say the MX host itself is unreachable (cached: design.md 2 min / 15 min). */
-export function mxDownFor(reply: ProbeSessionReply, downMs: number, timeoutDownMs: number): number {
-  if (reply.outcome === 'connect_failed') return downMs;
-  if (reply.outcome === 'timeout' && reply.mx_used === null) return timeoutDownMs;
-  return 0;
 }

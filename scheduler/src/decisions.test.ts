@@ -5,7 +5,8 @@ import type { ProbeSessionReply } from '@dv/contracts';
 import { checkSyntax, GREYLIST_LADDER_MINUTES, providerForMx, TEMP_FAILURE_LADDER_MINUTES, verdict } from '@dv/verdict';
 import { Batcher, batchReady, msUntilReady } from './batcher.ts';
 import { ladderMs, retryLadders, schedulerConfigSchema } from './config.ts';
-import { decideAddress, mxDownFor, provesCatchAll } from './decide.ts';
+import { decideAddress, provesCatchAll } from './decide.ts';
+import { downForEveryIp, downForIp, mxDownMarks } from './mx-health.ts';
 import { hostAddress, interpretAddress, interpretMx, interpretMxHosts } from './dns.ts';
 import { rankCandidates, type NodeState } from './fleet.ts';
 import { computeLoad } from './load.ts';
@@ -177,7 +178,11 @@ describe('decideAddress', () => {
     ['554 blocked, no other IP', reply(554, '5.7.1', 'blocked using zen.spamhaus.org'), { otherIpAvailable: false }, 'final'],
     ['452 4.5.3 too many', reply(452, '4.5.3', 'Too many recipients'), {}, 'fewer_rcpts'],
     ['busy node', reply(250, null, '', { outcome: 'busy', results: [] }), {}, 'redispatch'],
-    ['connect failed', reply(250, null, '', { outcome: 'connect_failed', results: [{ address: 'a@d.test', reply: null, ms: 0, state: 'not_attempted' }] }), {}, 'final'],
+    ['connect failed, no other IP may reach the host', reply(250, null, '', { outcome: 'connect_failed', results: [{ address: 'a@d.test', reply: null, ms: 0, state: 'not_attempted' }] }), {}, 'final'],
+    ['connect failed, another IP may reach the host', reply(250, null, '', { outcome: 'connect_failed', results: [{ address: 'a@d.test', reply: null, ms: 0, state: 'not_attempted' }] }), { reachableElsewhere: true }, 'elsewhere'],
+    ['node cut the session while stopping', reply(250, null, '', { outcome: 'timeout', node_fault: 'shutdown', results: [{ address: 'a@d.test', reply: null, ms: 0, state: 'not_attempted' }] }), {}, 'elsewhere'],
+    ['node cannot get out', reply(250, null, '', { outcome: 'connect_failed', node_fault: 'egress', results: [{ address: 'a@d.test', reply: null, ms: 0, state: 'not_attempted' }] }), {}, 'elsewhere'],
+    ['node cut the session after the address was answered', reply(550, '5.1.1', 'User unknown', { outcome: 'timeout', node_fault: 'shutdown' }), {}, 'final'],
   ] as const)('%s → %s', (_what, r, more, kind) => {
     expect(decideAddress({ ...base, ...more, reply: r }).kind).toBe(kind);
   });
@@ -195,7 +200,7 @@ describe('decideAddress', () => {
     const r = verdict({ email: 'a@d.test', syntax, dns: { kind: 'ok', mx: ['mx.d.test'], provider: providerForMx('mx.d.test') }, probe: d.probe, now: new Date() });
     expect(r).toMatchObject({ status: 'unknown', sub_status: 'no_signal' });
     expect(r.reason).toMatch(/private or special-purpose addresses/);
-    expect(mxDownFor(refused, 120_000, 900_000)).toBe(0);
+    expect(mxDownMarks(refused, ['mx.d.test'], 120_000, 900_000)).toEqual([]);
   });
   it('a harvest-defence refusal is a block, never a missing mailbox', () => {
     const d = decideAddress({ ...base, otherIpAvailable: false, reply: reply(554, '5.7.1', 'Too many unknown recipients, connection refused') });
@@ -207,9 +212,30 @@ describe('decideAddress', () => {
   });
   it('catch-all and MX-down facts', () => {
     expect(provesCatchAll(reply(250, null, 'OK', { catch_all: { address: 'r@d.test', reply: { code: 250, enhanced: null, text: 'OK' } } }))).toBe(true);
-    expect(mxDownFor(reply(250, null, '', { outcome: 'connect_failed', mx_used: null }), 120_000, 900_000)).toBe(120_000);
-    expect(mxDownFor(reply(250, null, '', { outcome: 'timeout', mx_used: null }), 120_000, 900_000)).toBe(900_000);
-    expect(mxDownFor(reply(250, null, 'OK'), 120_000, 900_000)).toBe(0);
+    const mx = ['mx1.d.test', 'mx2.d.test'];
+    expect(mxDownMarks(reply(250, null, '', { outcome: 'connect_failed', mx_used: null }), mx, 120_000, 900_000)).toEqual(mx.map((host) => ({ host, ms: 120_000 })));
+    expect(mxDownMarks(reply(250, null, '', { outcome: 'timeout', mx_used: null }), mx, 120_000, 900_000)).toEqual(mx.map((host) => ({ host, ms: 900_000 })));
+    const oneRefused = reply(250, null, '', { outcome: 'connect_failed', mx_used: null, connect_errors: [{ host: 'mx1.d.test', ip: '192.0.2.1', error: 'connection refused' }] });
+    expect(mxDownMarks(oneRefused, mx, 120_000, 900_000)).toEqual([{ host: 'mx1.d.test', ms: 120_000 }]);
+    expect(mxDownMarks(reply(250, null, 'OK'), mx, 120_000, 900_000)).toEqual([]);
+    // The node's own trouble marks no host.
+    expect(mxDownMarks(reply(250, null, '', { outcome: 'timeout', mx_used: null, node_fault: 'shutdown' }), mx, 120_000, 900_000)).toEqual([]);
+    expect(mxDownMarks(reply(250, null, '', { outcome: 'connect_failed', mx_used: null, node_fault: 'egress' }), mx, 120_000, 900_000)).toEqual([]);
+  });
+  it('a host is down for an item only when every usable IP found every MX host of the domain down', () => {
+    const mx = ['mx1.d.test', 'mx2.d.test'];
+    const view = new Map([
+      ['mx1.d.test', new Map([['10.0.0.1', 60_000], ['10.0.0.2', 30_000]])],
+      ['mx2.d.test', new Map([['10.0.0.1', 90_000]])],
+    ]);
+    expect(downForIp(view, mx, '10.0.0.1')).toBe(60_000);
+    // mx2 is not down from .2, so .2 may still reach the domain.
+    expect(downForIp(view, mx, '10.0.0.2')).toBe(0);
+    expect(downForEveryIp(view, mx, ['10.0.0.1', '10.0.0.2'])).toBe(0);
+    expect(downForEveryIp(view, mx, ['10.0.0.1'])).toBe(60_000);
+    expect(downForEveryIp(view, ['mx1.d.test'], ['10.0.0.1', '10.0.0.2'])).toBe(30_000);
+    // No usable IP says nothing about the host.
+    expect(downForEveryIp(view, mx, [])).toBe(0);
   });
 });
 

@@ -83,7 +83,11 @@ export const SCHEDULER_DEFAULTS = {
   providerPauseMaxMs: 60 * 60_000,
   /** IP_BLOCK_MS: an IP counts as blocked by a provider this long after a policy block. */
   ipBlockMs: 60 * 60_000,
-  /** MX_DOWN_MS / MX_DOWN_TIMEOUT_MS: an MX host that refused (timed out) is not dialled again for this long. */
+  /**
+   * MX_DOWN_MS / MX_DOWN_TIMEOUT_MS: an MX host that refused (timed out) is not dialled again for
+   * this long from that source IP (mx-health.ts); other IPs still try it, and an item ends unknown
+   * only when every usable IP found the domain's hosts down.
+   */
   mxDownMs: 2 * 60_000,
   mxDownTimeoutMs: 15 * 60_000,
   /** PARK_THRESHOLD_MS: a wait longer than this parks items durably in MongoDB (and acks them) instead of holding them. */
@@ -118,6 +122,12 @@ export const SCHEDULER_DEFAULTS = {
   // Probe fleet.
   /** PROBE_NODE_GONE_MS: a node without a heartbeat for this long is gone; its sessions are retried elsewhere. */
   probeNodeGoneMs: 10_000,
+  /**
+   * PROBE_EGRESS_FAULT_MS: a source IP whose node reported that it cannot get out from it
+   * (node_fault egress: no such address, no route) gets no session for this long; its items go to
+   * other IPs at once. Long enough that a dead IP costs one session per minute, not one per item.
+   */
+  probeEgressFaultMs: 60_000,
   /** PROBE_SESSION_TIMEOUT_MS: the session budget asked of the probe (design.md 60 s). */
   probeSessionTimeoutMs: 60_000,
   /** PROBE_REQUEST_MARGIN_MS: added to the session budget for the NATS request timeout. */

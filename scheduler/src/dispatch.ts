@@ -8,17 +8,19 @@ import { classifyReply, verdict } from '@dv/verdict';
 import { msUntilReady, type Batcher, type DomainQueue } from './batcher.ts';
 import { retryLadders } from './config.ts';
 import { errorBudgetFrom, probesCatchAll } from './cut.ts';
-import { decideAddress, mxDownFor, provesCatchAll } from './decide.ts';
+import { decideAddress, provesCatchAll } from './decide.ts';
 import { free, rankCandidates, type Candidate } from './fleet.ts';
 import { releaseHeld } from './held.ts';
 import type { LiveDeps, LiveItem } from './live-types.ts';
 import { providerLabel } from './metrics.ts';
+import { downForEveryIp, downForIp, mxDownMarks, type MxHealth } from './mx-health.ts';
 import { parkItems, type Park } from './park.ts';
 import { poisonResult } from './poison.ts';
 import { limitsFor, type GateResult, type Politeness } from './politeness.ts';
 
 export interface DispatcherDeps extends LiveDeps {
   politeness: Politeness;
+  mxHealth: MxHealth;
   batcher: Batcher<LiveItem>;
   requeue: (item: LiveItem, preferIp: string | null) => void;
   /** A session proved the domain catch-all (this replica's memo learns it at once). */
@@ -84,14 +86,36 @@ export class Dispatcher {
         for (const v of q.values.splice(0)) releaseHeld(v.h);
         return;
       }
-      const { provider } = q.values[0]!;
+      const { provider, dns } = q.values[0]!;
       const early = msUntilReady(q, Date.now(), this.d.config.BATCH_WINDOW_MS);
       if (early > 0) {
         await this.sleep(early, `batch:${q.key}`);
         continue;
       }
       const limits = { ...limitsFor(provider, this.d.config), rcptsPerSession: q.limit };
-      let cands = rankCandidates(this.d.fleet.alive(), provider.id, Date.now(), q.preferIp);
+      let cands = rankCandidates(this.d.fleet.alive(), provider.id, Date.now(), q.preferIp).filter((c) => this.d.fleet.ipUsable(c.ipKey));
+      if (cands.length > 0) {
+        // Only IPs that have not found every MX host of the domain down (mx-health.ts).
+        const health = await this.d.mxHealth.view(dns.mx);
+        const reachable = cands.filter((c) => downForIp(health, dns.mx, c.ipKey) === 0);
+        if (reachable.length === 0) {
+          const downMs = downForEveryIp(health, dns.mx, this.d.fleet.usableIpKeys());
+          if (downMs > 0) {
+            // Every usable IP found the hosts down: the answer is unknown, as on intake (live.ts).
+            const now = new Date();
+            for (const v of q.values.splice(0)) {
+              const probe = { rcpt: null, catchAll: null, session: 'connect_failed', attempts: v.h.item.attempts } as const;
+              this.d.finisher.finish(v.h, verdict({ email: v.h.item.email, syntax: v.h.syntax!, lists: v.h.lists, dns: v.dns, probe, now, ref: v.h.item.ref, retryAfterSeconds: Math.ceil(downMs / 1000) }), v.h.item.attempts);
+            }
+            return;
+          }
+          // An IP that may reach the hosts is busy or suspect right now: wait for it like at a gate.
+          waitedFor.add('mx_down_here');
+          await this.sleep(CONCURRENCY_POLL_MS, provider.id);
+          continue;
+        }
+        cands = reachable;
+      }
       if (q.preferIp && cands[0]?.sourceIp === q.preferIp) cands = [cands[0]];
       if (cands.length === 0) {
         waitedFor.add('no_probe_node');
@@ -191,14 +215,7 @@ export class Dispatcher {
       const now = new Date();
       for (const v of batch.values) {
         v.h.redispatches++;
-        if (reason !== 'busy') v.h.lostSessions = (v.h.lostSessions ?? 0) + 1;
-        if ((v.h.lostSessions ?? 0) > cfg.PROBE_REDISPATCH_MAX) {
-          // A batch that loses every node it goes to may be what breaks them: end it, bounded.
-          this.d.finisher.finish(v.h, poisonResult(v.h, 'lost_sessions', v.h.lostSessions!, now), v.h.item.attempts);
-          this.d.metrics.poisonItems.inc({ reason: 'lost_sessions' });
-          this.d.log.error({ item: v.h.item._id, job_id: v.h.item.job_id, lost: v.h.lostSessions }, 'poison item ended as unknown');
-          continue;
-        }
+        if (reason !== 'busy' && this.lost(v, now)) continue;
         this.d.requeue(v, batch.preferIp);
       }
       return;
@@ -212,8 +229,18 @@ export class Dispatcher {
     const { provider, dns } = batch.values[0]!;
     const cfg = this.d.config;
     const pol = this.d.politeness;
-    const down = mxDownFor(reply, cfg.MX_DOWN_MS, cfg.MX_DOWN_TIMEOUT_MS);
-    if (down > 0) for (const e of reply.connect_errors ?? dns.mx.map((host) => ({ host }))) await pol.markMxDown(e.host, down).catch(() => undefined);
+    // MX health is per (host, source IP); a node's own trouble marks nothing and steers work away from it.
+    const marks = mxDownMarks(reply, dns.mx, cfg.MX_DOWN_MS, cfg.MX_DOWN_TIMEOUT_MS);
+    for (const m of marks) {
+      if (!(await this.d.mxHealth.mark(m.host, c.ipKey, m.ms))) this.d.log.warn({ host: m.host, ip: c.ipKey }, 'MX down mark not stored in Redis; held by this replica only');
+    }
+    const reachableElsewhere = marks.length > 0 && downForEveryIp(await this.d.mxHealth.view(dns.mx), dns.mx, this.d.fleet.usableIpKeys()) === 0;
+    if (reply.node_fault) {
+      if (reply.node_fault === 'egress') this.d.fleet.markEgressFault(c.ipKey, cfg.PROBE_EGRESS_FAULT_MS);
+      else this.d.fleet.markSuspect(c.node.id, this.d.fleet.goneMs);
+      this.d.metrics.redispatches.inc({ reason: `node_${reply.node_fault}` });
+      this.d.log.warn({ node: c.node.id, ip: c.ipKey, fault: reply.node_fault, domain: batch.domain }, 'probe node ended the session itself; its unanswered addresses go elsewhere');
+    }
     const budget = errorBudgetFrom(reply);
     if (budget !== null) {
       // Before the addresses it left go back to their batch, so they are sized by it.
@@ -242,8 +269,17 @@ export class Dispatcher {
       const first = h.item.first_attempt_at ?? startedAt;
       const attempt = h.item.attempts + 1;
       const dec = decideAddress({ address: h.syntax!.address, reply, attempt, elapsedMs: now.getTime() - first.getTime(), ladders, throttleStreak: 0, otherIpAvailable,
-        cutRedispatches: h.cutRedispatches ?? 0, maxCutRedispatches: cfg.MAX_CUT_REDISPATCHES,
+        cutRedispatches: h.cutRedispatches ?? 0, maxCutRedispatches: cfg.MAX_CUT_REDISPATCHES, reachableElsewhere,
       });
+      if (dec.kind === 'elsewhere') {
+        // Not judged and not an attempt; a node's fault counts as a lost session (bounded, poison.ts).
+        h.redispatches++;
+        if (dec.why === 'node_fault' && this.lost(v, now)) continue;
+        if (dec.why === 'unreachable_here') this.d.metrics.redispatches.inc({ reason: 'mx_down_here' });
+        // A greylist retry keeps its source IP through a node's restart; not through its broken egress.
+        this.d.requeue(v, reply.node_fault === 'shutdown' ? batch.preferIp : null);
+        continue;
+      }
       if (dec.kind === 'redispatch') {
         // Unanswered by a cut session: not an attempt (nothing was learned about the address).
         h.redispatches++;
@@ -291,6 +327,20 @@ export class Dispatcher {
     // A clean session ends a throttle streak; only pairs this replica saw throttled can have one.
     const pair = `${provider.id}|${c.ipKey}`;
     if (!paused && reply.outcome === 'completed' && this.throttled.delete(pair)) void pol.clearStreak(provider.id, c.ipKey).catch(() => undefined);
+  }
+
+  /**
+   * Counts a lost session for the item; past PROBE_REDISPATCH_MAX it ends it (poison.ts): a batch
+   * that loses every node it goes to may be what breaks them. True when it was ended.
+   */
+  private lost(v: LiveItem, now: Date): boolean {
+    const h = v.h;
+    h.lostSessions = (h.lostSessions ?? 0) + 1;
+    if (h.lostSessions <= this.d.config.PROBE_REDISPATCH_MAX) return false;
+    this.d.finisher.finish(h, poisonResult(h, 'lost_sessions', h.lostSessions, now), h.item.attempts);
+    this.d.metrics.poisonItems.inc({ reason: 'lost_sessions' });
+    this.d.log.error({ item: h.item._id, job_id: h.item.job_id, lost: h.lostSessions }, 'poison item ended as unknown');
+    return true;
   }
 
   /** Whether another (node, IP) not blocked by this provider exists, so a policy block can move the work. */

@@ -62,6 +62,8 @@ export class Fleet {
   private sub: Subscription | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly goneListeners: Array<(id: string) => void> = [];
+  /** IP keys whose node said it cannot get out from them (node_fault egress), until when: this replica's own knowledge. */
+  private readonly egressFaults = new Map<string, number>();
   private readonly nc: NatsConnection;
   private readonly log: Logger;
   readonly goneMs: number;
@@ -136,6 +138,36 @@ export class Fleet {
   markSuspect(id: string, forMs: number): void {
     const n = this.nodes.get(id);
     if (n) n.suspectUntilMs = Date.now() + forMs;
+  }
+
+  /** No session goes out from this IP key for a while: its node reported that it cannot get out from it. */
+  markEgressFault(ipKey: string, forMs: number): void {
+    this.egressFaults.set(ipKey, Date.now() + forMs);
+  }
+
+  ipUsable(ipKey: string, nowMs: number = Date.now()): boolean {
+    const until = this.egressFaults.get(ipKey);
+    if (until === undefined) return true;
+    if (until > nowMs) return false;
+    this.egressFaults.delete(ipKey);
+    return true;
+  }
+
+  /**
+   * IP keys that may still reach a host (docs/scheduler.md "MX health"): of nodes alive and not
+   * draining, without an egress fault. Busy or suspect nodes count: they may answer again soon,
+   * and an item waits for them rather than ending unknown.
+   */
+  usableIpKeys(nowMs: number = Date.now()): string[] {
+    const out: string[] = [];
+    for (const n of this.alive()) {
+      if (n.draining || n.capacity <= 0) continue;
+      for (const ip of n.sourceIps.length > 0 ? n.sourceIps : [null]) {
+        const key = ipKeyOf(n.id, ip);
+        if (this.ipUsable(key, nowMs)) out.push(key);
+      }
+    }
+    return out;
   }
 
   /** Probe sessions: total capacity of live nodes and how much of it is in use. */

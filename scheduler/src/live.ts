@@ -10,6 +10,7 @@ import { Dispatcher } from './dispatch.ts';
 import { MxLookup } from './dns.ts';
 import { releaseHeld, type HeldItem } from './held.ts';
 import { Memo } from './memo.ts';
+import { downForEveryIp, MxHealth, MxHealthStore } from './mx-health.ts';
 import { Politeness, limitsFor } from './politeness.ts';
 
 /** Shared facts (catch-all memory, MX down) are re-read from Redis at most this often per replica. */
@@ -36,7 +37,8 @@ export class LivePath {
   private readonly learnedErrors = new Memo<number | null>(LEARNED_CACHE_MS, LEARNED_CACHE_MAX);
   private stopping = false;
   private readonly catchAll = new Memo<boolean>(FACT_MEMO_MS);
-  private readonly mxDown = new Memo<number>(FACT_MEMO_MS);
+  /** MX host health per (host, source IP), shared through Redis (mx-health.ts). */
+  private readonly mxHealth: MxHealth;
 
   constructor(deps: LiveDeps) {
     this.d = deps;
@@ -54,8 +56,9 @@ export class LivePath {
       maxTtlS: c.DNS_CACHE_MAX_TTL_S,
       negativeTtlS: c.DNS_NEGATIVE_TTL_S,
     });
+    this.mxHealth = new MxHealth(new MxHealthStore({ redis: deps.redis, prefix: c.REDIS_PREFIX }), FACT_MEMO_MS);
     this.batcher = new Batcher();
-    this.dispatcher = new Dispatcher({ ...deps, politeness: this.politeness, batcher: this.batcher, requeue: (item, preferIp) => this.add(item, preferIp),
+    this.dispatcher = new Dispatcher({ ...deps, politeness: this.politeness, mxHealth: this.mxHealth, batcher: this.batcher, requeue: (item, preferIp) => this.add(item, preferIp),
       onCatchAll: (domain) => this.catchAll.set(domain, true, deps.config.CATCH_ALL_MEMORY_MS),
       errorBudget: (provider) => this.errorBudget(provider),
       // This replica sizes the next batches by it at once, not after the memo's next read.
@@ -96,23 +99,15 @@ export class LivePath {
       this.d.finisher.finish(h, verdict({ ...base, dns, probe }), h.item.attempts);
       return;
     }
-    const downMs = await this.allMxDownMs(dns.mx);
+    // Ends here only when every usable source IP found the domain's MX hosts down; else the batch
+    // goes to an IP that has not (dispatch.ts), so one node's broken egress stays its own.
+    const downMs = downForEveryIp(await this.mxHealth.view(dns.mx), dns.mx, this.d.fleet.usableIpKeys());
     if (downMs > 0) {
       const probe = { rcpt: null, catchAll: null, session: 'connect_failed', attempts: h.item.attempts } as const;
       this.d.finisher.finish(h, verdict({ ...base, dns, probe, retryAfterSeconds: Math.ceil(downMs / 1000) }), h.item.attempts);
       return;
     }
     this.add({ h, dns, provider }, h.item.source_ip);
-  }
-
-  private async allMxDownMs(hosts: readonly string[]): Promise<number> {
-    let min = Infinity;
-    for (const host of hosts) {
-      const ms = await this.mxDown.get(host, () => this.politeness.mxDownMs(host));
-      if (ms === 0) return 0;
-      min = Math.min(min, ms);
-    }
-    return min === Infinity ? 0 : min;
   }
 
   private async rcptLimit(provider: ProviderRow, domain: string): Promise<number> {

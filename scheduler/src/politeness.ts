@@ -118,16 +118,6 @@ export class Politeness {
     return (await this.redis.exists(this.key('block', provider, ipKey))) === 1;
   }
 
-  /** An MX host that refused or timed out is not dialled again for a while (ms left, 0 = fine). */
-  async mxDownMs(host: string): Promise<number> {
-    const ttl = await this.redis.pttl(`${this.prefix}mxdown:${host}`);
-    return ttl > 0 ? ttl : 0;
-  }
-
-  async markMxDown(host: string, ms: number): Promise<void> {
-    await this.redis.set(`${this.prefix}mxdown:${host}`, '1', 'PX', ms);
-  }
-
   /** RCPT limit learned from 452 4.5.3 replies, per provider. */
   async learnedRcpts(provider: string): Promise<number | null> {
     const v = await this.redis.get(`${this.prefix}rcpts:${provider}`);

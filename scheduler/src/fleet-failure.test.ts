@@ -1,0 +1,128 @@
+// The fleet under failure (issue 19), in the simulated world with real NATS/Redis/MongoDB and
+// probe nodes as processes: one node's broken egress stays its own (MX health per (host, source
+// IP); a node's own fault marks nothing), and a rolling restart of the probe nodes ends no item
+// unknown.
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECTIONS, type JobDoc, type JobItemDoc } from '@dv/contracts';
+import type { WorldHandle } from '../../infra/src/world/index.ts';
+import { startHarness, until, type Harness } from './testing/harness.ts';
+import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
+import { startSchedulerWorld } from './testing/world.ts';
+
+let t: Harness;
+let world: WorldHandle;
+
+beforeAll(async () => {
+  t = await startHarness('fleetfail');
+  world = await startSchedulerWorld();
+});
+afterAll(async () => {
+  await t?.stop();
+  await world?.stop();
+});
+
+/** A loopback port nothing listens on: every connection to it is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Answers that do not depend on the source IP or on time (no greylisting, no rate limits, no IP blocks). */
+const ADDRESSES = [
+  'alice@acme.test',
+  'nobody@acme.test',
+  'carol@acme.test',
+  'info@catchall.test',
+  'user@fallback.test',
+  'user@noverify.test',
+  'user@aonly.test',
+  ...Array.from({ length: 6 }, (_, i) => `u${i}@slow.test`),
+];
+
+async function verdicts(jobId: string): Promise<Record<string, string>> {
+  const items: JobItemDoc[] = await itemsOf(t.db, jobId);
+  return Object.fromEntries(items.map((i) => [i.email, `${i.result?.status}/${i.result?.sub_status}`]));
+}
+
+describe('one probe node’s broken egress', () => {
+  it('does not change the verdicts the other nodes give', async () => {
+    const good = await t.startProbe('z-good', ['127.0.0.2'], world.env);
+    const base = await t.startScheduler({ ...world.env, REDIS_PREFIX: `${t.env.REDIS_PREFIX}base:` });
+    const { job: baseJob } = await createTestJob(t.db, t.nc, ADDRESSES);
+    await waitForJob(t.db, baseJob._id, 60_000);
+    const expected = await verdicts(baseJob._id);
+    await base.stop();
+
+    // Two broken nodes that rank first (ids sort before the good one's at equal capacity): one
+    // whose every connection is refused (as a dead route looks from the node: maybe the host's
+    // fault, so it marks (host, its IP) only), one whose source address does not exist here
+    // (its own fault: node_fault egress, marks nothing).
+    const refusedNode = await t.startProbe('a-refused', ['127.0.0.3'], world.env, { SMTP_PORT: String(await closedPort()) });
+    const egressNode = await t.startProbe('b-egress', ['192.0.2.10'], world.env);
+    const asked = { 'a-refused': 0, 'b-egress': 0 };
+    const subs = Object.keys(asked).map((id) => t.nc.subscribe(`probe.${id}.session`, { callback: () => void asked[id as keyof typeof asked]++ }));
+    const prefix = `${t.env.REDIS_PREFIX}broken:`;
+    const sched = await t.startScheduler({ ...world.env, REDIS_PREFIX: prefix });
+    try {
+      // Every node is known before the job starts, so the broken ones get the first sessions.
+      await until(() => sched.scheduler.fleet.alive().length === 3, 10_000, 'three probe nodes');
+      const { job } = await createTestJob(t.db, t.nc, ADDRESSES);
+      const done = await waitForJob(t.db, job._id, 90_000);
+      expect(done.status).toBe('completed');
+      expect(await verdicts(job._id)).toEqual(expected);
+      expect(Object.values(expected).filter((v) => v.startsWith('unknown/') && v !== 'unknown/no_signal')).toEqual([]);
+      // The broken nodes were asked, and what they found stayed with their IP.
+      expect(asked['a-refused']).toBeGreaterThan(0);
+      expect(asked['b-egress']).toBeGreaterThan(0);
+      // Every MX host mark is (host, 127.0.0.3): the refused node's IP only, none from the others.
+      const keys = await t.redis.keys(`${prefix}mxdown:*`);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) expect(await t.redis.zrange(key, '0', '-1'), key).toEqual(['127.0.0.3']);
+    } finally {
+      for (const s of subs) s.unsubscribe();
+      await sched.stop();
+      for (const n of [good, refusedNode, egressNode]) await n.stop(2_000);
+    }
+  }, 240_000);
+});
+
+describe('a rolling restart of the probe nodes', () => {
+  it('ends no item unknown', async () => {
+    world.reset();
+    const ips = ['127.0.0.4', '127.0.0.5', '127.0.0.6'];
+    // A short drain budget: a node stopping cuts the sessions it has in flight (node_fault shutdown).
+    const nodeEnv = { PROBE_DRAIN_TIMEOUT_MS: '100' };
+    const nodes = await Promise.all(ips.map((ip, i) => t.startProbe(`roll${i}`, [ip], world.env, nodeEnv)));
+    // One session of 2 RCPTs at a time per IP on a host answering each line after 150 ms.
+    const sched = await t.startScheduler({ ...world.env, POLITE_MAX_SESSIONS: '1', POLITE_RCPTS_PER_SESSION: '2' });
+    try {
+      await until(() => sched.scheduler.fleet.alive().length === 3, 10_000, 'three probe nodes');
+      const emails = Array.from({ length: 48 }, (_, i) => `u${i}@slow.test`);
+      const { job } = await createTestJob(t.db, t.nc, emails);
+      const host = world.hosts.get('mx.slow.test')!;
+      const inFlightAtStop = [];
+      for (let i = 0; i < ips.length; i++) {
+        // Stop each node while it is in the middle of a session, then start it again on the same IP.
+        inFlightAtStop.push(await until(() => host.sessions.find((s) => s.clientIp === ips[i] && s.endedAtMs === undefined && s.commands.length > 0), 30_000, `a session from ${ips[i]}`));
+        await nodes[i]!.stop(5_000);
+        nodes[i] = await t.startProbe(`roll${i}`, [ips[i]!], world.env, nodeEnv);
+      }
+      const done = await waitForJob(t.db, job._id, 120_000);
+      expect(done.status).toBe('completed');
+      expect(done.counts).toMatchObject({ deliverable: emails.length, unknown: 0 });
+      const items = await t.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).find({ job_id: job._id, 'result.status': 'unknown' }).toArray();
+      expect(items.map((i) => i.email)).toEqual([]);
+      // Sessions were cut by the stops (no QUIT: the node closed them mid-dialogue), and no address
+      // of theirs was judged from it.
+      expect(inFlightAtStop.filter((s) => !s.commands.some((c) => /^QUIT/i.test(c))).length).toBeGreaterThan(0);
+      expect((await t.db.collection<JobDoc>(COLLECTIONS.jobs.name).findOne({ _id: job._id }))!.done).toBe(emails.length);
+    } finally {
+      await sched.stop();
+      for (const n of nodes) await n.stop(2_000);
+    }
+  }, 240_000);
+});
