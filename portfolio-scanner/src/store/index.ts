@@ -3,5 +3,5 @@
 export { diffScan, unconfirmedClosure, TRACKED_FIELDS, type TrackedField, type FieldChange, type ScanDiff } from './changes.ts';
 export { nextDueAt, slotOf, phaseOf } from './schedule.ts';
 export { normalizeDomainName, tldOf, type NameCheck } from './names.ts';
-export { storeScan, type StoreScanOptions, type StoreScanResult } from './store.ts';
+export { storeScan, storeScans, type ScanToStore, type StoreScanOptions, type StoreScanResult } from './store.ts';
 export { addDomains, removeDomain, type AddDomainsResult, type AddedDomain, type DomainOpsOptions } from './domains.ts';

@@ -6,7 +6,7 @@ import { isolatedMongo } from '../../../test/helpers.ts';
 import { addDomains } from './domains.ts';
 import { outcome } from './fixtures.ts';
 import { nextDueAt, slotOf } from './schedule.ts';
-import { storeScan } from './store.ts';
+import { storeScan, storeScans } from './store.ts';
 
 const INTERVAL_S = 86_400;
 const DAY_MS = INTERVAL_S * 1000;
@@ -144,6 +144,62 @@ describe('storeScan', () => {
     const r = await storeScan(db, d, slotOf(d, T0, INTERVAL_S), outcome(T0), { intervalS: INTERVAL_S, now: T0 });
     expect(r.stored).toBe(true);
     expect(await corpus().findOne({ _id: d })).toMatchObject({ watchers: 0, next_scan_at: null, scan_count: 1, first_seen: T0 });
+  });
+});
+
+describe('storeScans (a worker\'s group of scans in one transaction)', () => {
+  it('stores each scan as storeScan would: changes and summaries per domain, a copy and an older slot write nothing, the sweep time is kept', async () => {
+    const [a, b, c] = ['grp-a.example.test', 'grp-b.example.test', 'grp-c.example.test'];
+    const sa = await watchedAndScanned('acc_g', a);
+    const sb = await watchedAndScanned('acc_g', b);
+    const sc = await watchedAndScanned('acc_g', c);
+    const opts = { intervalS: INTERVAL_S, now: at(1) };
+    const results = await storeScans(
+      db,
+      [
+        { domain: a, slot: sa(1), outcome: outcome(at(1), { mx: '10 mx2.example.test' }) },
+        { domain: b, slot: sb(1), outcome: outcome(at(1)), fullDkimSweepAt: at(1) },
+        // The same domain twice in one group: the later slot wins, the earlier one is not stored.
+        { domain: c, slot: sc(2), outcome: outcome(at(2), { dmarc_policy_p: 'quarantine' }) },
+        { domain: c, slot: sc(1), outcome: outcome(at(1), { mx: '10 other.example.test' }) },
+        // Already stored (the first scan's slot again).
+        { domain: a, slot: sa(0), outcome: outcome(T0, { mx: '10 mx9.example.test' }) },
+      ],
+      opts,
+    );
+    expect(results.map((r) => r.stored)).toEqual([true, true, true, false, false]);
+    expect(results[0]?.changes.map((ch) => [ch.field_name, ch.old_value, ch.new_value])).toEqual([['mx', '10 mx1.example.test', '10 mx2.example.test']]);
+    expect(results[1]?.changes).toEqual([]);
+    expect(results[2]?.changes.map((ch) => ch.field_name)).toEqual(['dmarc_policy_p']);
+    expect((await corpus().findOne({ _id: a }))?.result?.previous_mx).toBe('10 mx1.example.test');
+    expect(await corpus().findOne({ _id: b })).toMatchObject({ scan_count: 2, last_slot: sb(1), last_full_dkim_at: at(1) });
+    expect(await corpus().findOne({ _id: c })).toMatchObject({ scan_count: 2, last_slot: sc(2) });
+    expect((await corpus().findOne({ _id: c }))?.result?.mx).toBe('10 mx1.example.test');
+    expect((await accountDoc('acc_g', c))?.dmarc_policy_p).toBe('quarantine');
+    // Ids are distinct integers in store order across the group.
+    const ids = [...(await changesOf(a)), ...(await changesOf(c))].map((ch) => ch.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Stored again (a redelivered group): nothing more.
+    const again = await storeScans(db, [{ domain: a, slot: sa(1), outcome: outcome(at(1), { mx: '10 mx3.example.test' }) }], opts);
+    expect(again).toEqual([{ stored: false, changes: [] }]);
+    expect((await changesOf(a)).length).toBe(1);
+  });
+
+  it('two groups holding the same domain and slot, stored at once, write it once', async () => {
+    const d = 'grp-race.example.test';
+    const slot = await watchedAndScanned('acc_g', d);
+    const others = ['grp-r1.example.test', 'grp-r2.example.test'];
+    for (const o of others) await watchedAndScanned('acc_g', o);
+    const scan = { domain: d, slot: slot(1), outcome: outcome(at(1), { mx: '10 mx2.example.test' }) };
+    const opts = { intervalS: INTERVAL_S, now: at(1) };
+    const [g1, g2] = await Promise.all([
+      storeScans(db, [scan, { domain: others[0]!, slot: slotOf(others[0]!, at(1), INTERVAL_S), outcome: outcome(at(1)) }], opts),
+      storeScans(db, [{ domain: others[1]!, slot: slotOf(others[1]!, at(1), INTERVAL_S), outcome: outcome(at(1)) }, scan], opts),
+    ]);
+    expect([g1[0]?.stored, g2[1]?.stored].filter(Boolean)).toEqual([true]);
+    expect([g1[1]?.stored, g2[0]?.stored]).toEqual([true, true]);
+    expect((await changesOf(d)).length).toBe(1);
+    expect((await corpus().findOne({ _id: d }))?.scan_count).toBe(2);
   });
 });
 

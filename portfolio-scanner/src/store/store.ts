@@ -1,4 +1,4 @@
-import type { ClientSession, Db } from 'mongodb';
+import type { AnyBulkWriteOperation, ClientSession, Db } from 'mongodb';
 import {
   accountDomainSummary,
   CHANGE_RETENTION_DAYS,
@@ -15,9 +15,9 @@ import { diffScan, type FieldChange } from './changes.ts';
 import { nextDueAt } from './schedule.ts';
 import { tldOf } from './names.ts';
 
-// Storing one scan (docs/portfolio-scanner.md "Data model"): the corpus result, its change records
-// and the summary fields of every account watching the domain, in one MongoDB transaction, at most
-// once per (domain, scan slot). A redelivered message, a second worker on the same slot or a late
+// Storing scans (docs/portfolio-scanner.md "Data model"): the corpus result, its change records
+// and the summary fields of every account watching the domain, in one MongoDB transaction (one per
+// group of scans a worker stores together), at most once per (domain, scan slot). A redelivered message, a second worker on the same slot or a late
 // message for an older slot finds `last_slot` at or past its slot and writes nothing: the
 // transaction reads the corpus document and writes it, so two stores of one domain conflict and
 // the retried one sees the other's slot.
@@ -36,60 +36,116 @@ export interface StoreScanResult {
   changes: ChangeDoc[];
 }
 
+export interface ScanToStore {
+  domain: string;
+  slot: number;
+  outcome: ScanOutcome;
+  /** Set `last_full_dkim_at` to this when stored (the scan swept every DKIM selector). */
+  fullDkimSweepAt?: Date;
+}
+
 export async function storeScan(db: Db, domain: string, slot: number, outcome: ScanOutcome, opts: StoreScanOptions): Promise<StoreScanResult> {
+  const [result] = await storeScans(db, [{ domain, slot, outcome }], opts);
+  return result as StoreScanResult;
+}
+
+/**
+ * Stores many scans in one transaction (a worker under load groups what finished together: a
+ * round trip per step for the group instead of per domain). Each scan is stored exactly as
+ * storeScan would: at most once per (domain, slot), a later slot of the same domain in the group
+ * winning over an earlier one. Results in the order of `scans`.
+ */
+export async function storeScans(db: Db, scans: readonly ScanToStore[], opts: StoreScanOptions): Promise<StoreScanResult[]> {
+  if (scans.length === 0) return [];
   const now = opts.now ?? new Date();
   const corpus = db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+  // Of several scans of one domain, only the latest slot can be stored.
+  const latest = new Map<string, number>();
+  scans.forEach((s, i) => {
+    const j = latest.get(s.domain);
+    if (j === undefined || (scans[j] as ScanToStore).slot < s.slot) latest.set(s.domain, i);
+  });
   const session = db.client.startSession();
   try {
     return await session.withTransaction(async () => {
-      const prev = await corpus.findOne({ _id: domain }, { session });
-      const watched = (prev?.watchers ?? 0) > 0;
-      const nextScanAt = watched ? nextDueAt(domain, opts.intervalS, now) : null;
-      if (prev !== null && prev.last_slot !== null && prev.last_slot >= slot) {
-        // Already stored. A due time left in the past (a domain re-added in a slot it was already
-        // scanned in) would make the planner publish it again and again: move it on.
-        if (watched && (prev.next_scan_at === null || prev.next_scan_at <= now)) {
-          await corpus.updateOne({ _id: domain }, { $set: { next_scan_at: nextScanAt } }, { session });
+      const prevs = new Map((await corpus.find({ _id: { $in: [...latest.keys()] } }, { session }).toArray()).map((d) => [d._id, d]));
+      const results: StoreScanResult[] = scans.map(() => ({ stored: false, changes: [] }));
+      const corpusWrites: AnyBulkWriteOperation<CorpusDomainDoc>[] = [];
+      const summaryWrites: AnyBulkWriteOperation<AccountDomainDoc>[] = [];
+      const pending: { index: number; diff: ReturnType<typeof diffScan>; prev: CorpusDomainDoc | null }[] = [];
+      for (const [domain, index] of latest) {
+        const { slot } = scans[index] as ScanToStore;
+        const prev = prevs.get(domain) ?? null;
+        const watched = (prev?.watchers ?? 0) > 0;
+        if (prev !== null && prev.last_slot !== null && prev.last_slot >= slot) {
+          // Already stored. A due time left in the past (a domain re-added in a slot it was already
+          // scanned in) would make the planner publish it again and again: move it on.
+          if (watched && (prev.next_scan_at === null || prev.next_scan_at <= now)) {
+            corpusWrites.push({ updateOne: { filter: { _id: domain }, update: { $set: { next_scan_at: nextDueAt(domain, opts.intervalS, now) } } } });
+          }
+          continue;
         }
-        return { stored: false, changes: [] };
+        const { outcome } = scans[index] as ScanToStore;
+        // A change is dated by the scan that saw it, not by when the store ran.
+        pending.push({ index, prev, diff: diffScan(prev?.result ?? null, outcome, outcome.observation.scanned_at, prev?.unknown_fields ?? []) });
       }
-
-      // A change is dated by the scan that saw it, not by when the store ran.
-      const detectedAt = outcome.observation.scanned_at;
-      const diff = diffScan(prev?.result ?? null, outcome, detectedAt, prev?.unknown_fields ?? []);
-      const changes = await changeDocs(db, session, domain, slot, diff.changes, detectedAt);
-      const lastChangeAt = changes.length > 0 ? detectedAt : (prev?.last_change_at ?? null);
-      await corpus.updateOne(
-        { _id: domain },
-        {
-          $set: { result: diff.result, unknown_fields: diff.unknown, last_scanned: diff.result.scanned_at, last_slot: slot, next_scan_at: nextScanAt, last_change_at: lastChangeAt },
-          $inc: { scan_count: 1 },
-          $setOnInsert: { tld: tldOf(domain), first_seen: now, watchers: 0 },
-        },
-        { upsert: true, session },
-      );
-      if (changes.length > 0) await db.collection<ChangeDoc>(COLLECTIONS.portfolioChanges.name).insertMany(changes, { session });
-      await db
-        .collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name)
-        .updateMany({ domain, status: { $ne: 'removed' } }, { $set: accountDomainSummary(diff.result, lastChangeAt) }, { session });
-      return { stored: true, changes };
+      const changeCount = pending.reduce((n, p) => n + p.diff.changes.length, 0);
+      let nextId = changeCount > 0 ? (await takeChangeIds(db, session, changeCount)) : 0;
+      const allChanges: ChangeDoc[] = [];
+      for (const { index, prev, diff } of pending) {
+        const { domain, slot, outcome, fullDkimSweepAt } = scans[index] as ScanToStore;
+        const detectedAt = outcome.observation.scanned_at;
+        const changes = changeDocs(domain, slot, diff.changes, detectedAt, nextId);
+        nextId += changes.length;
+        allChanges.push(...changes);
+        const watched = (prev?.watchers ?? 0) > 0;
+        const lastChangeAt = changes.length > 0 ? detectedAt : (prev?.last_change_at ?? null);
+        corpusWrites.push({
+          updateOne: {
+            filter: { _id: domain },
+            update: {
+              $set: {
+                result: diff.result,
+                unknown_fields: diff.unknown,
+                last_scanned: diff.result.scanned_at,
+                last_slot: slot,
+                next_scan_at: watched ? nextDueAt(domain, opts.intervalS, now) : null,
+                last_change_at: lastChangeAt,
+                ...(fullDkimSweepAt ? { last_full_dkim_at: fullDkimSweepAt } : {}),
+              },
+              $inc: { scan_count: 1 },
+              $setOnInsert: { tld: tldOf(domain), first_seen: now, watchers: 0 },
+            },
+            upsert: true,
+          },
+        });
+        summaryWrites.push({ updateMany: { filter: { domain, status: { $ne: 'removed' } }, update: { $set: accountDomainSummary(diff.result, lastChangeAt) } } });
+        results[index] = { stored: true, changes };
+      }
+      if (corpusWrites.length > 0) await corpus.bulkWrite(corpusWrites, { ordered: false, session });
+      if (allChanges.length > 0) await db.collection<ChangeDoc>(COLLECTIONS.portfolioChanges.name).insertMany(allChanges, { session });
+      if (summaryWrites.length > 0) await db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name).bulkWrite(summaryWrites, { ordered: false, session });
+      return results;
     });
   } finally {
     await session.endSession();
   }
 }
 
-/** Change records with global integer ids, taken from the counter inside the transaction. */
-async function changeDocs(db: Db, session: ClientSession, domain: string, slot: number, changes: FieldChange[], detectedAt: Date): Promise<ChangeDoc[]> {
-  if (changes.length === 0) return [];
+/** `count` global change ids from the counter, inside the transaction; returns the first. */
+async function takeChangeIds(db: Db, session: ClientSession, count: number): Promise<number> {
   const counter = await db
     .collection<CounterDoc>(COLLECTIONS.counters.name)
-    .findOneAndUpdate({ _id: PORTFOLIO_COUNTERS.changes }, { $inc: { seq: changes.length } }, { upsert: true, returnDocument: 'after', session });
-  const last = (counter as CounterDoc).seq;
+    .findOneAndUpdate({ _id: PORTFOLIO_COUNTERS.changes }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after', session });
+  return (counter as CounterDoc).seq - count + 1;
+}
+
+/** Change records with global integer ids from `firstId` on (taken from the counter in the transaction). */
+function changeDocs(domain: string, slot: number, changes: FieldChange[], detectedAt: Date, firstId: number): ChangeDoc[] {
   const expiresAt = new Date(detectedAt.getTime() + CHANGE_RETENTION_DAYS * DAY_MS);
   return changes.map((c, i) => ({
     _id: changeId(domain, slot, c.field_name),
-    id: last - changes.length + 1 + i,
+    id: firstId + i,
     domain_name: domain,
     field_name: c.field_name,
     old_value: c.old_value,

@@ -10,7 +10,9 @@ import { COLLECTIONS, CONSUMERS, portfolioScanMessage, type CorpusDomainDoc, typ
 import type { Logger } from '@dv/runtime';
 import { PoliteResolver } from '../politeness/index.ts';
 import { scanDomain, type ScanDeps } from '../scan/index.ts';
-import { nextDueAt, storeScan } from '../store/index.ts';
+import { nextDueAt, storeScans, type storeScan } from '../store/index.ts';
+import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
+import { StoreBatcher } from './store-batcher.ts';
 import { scanMetrics, type ScanMetrics, type ScanOutcomeLabel, type ScanPriority } from './metrics.ts';
 import { isLastDelivery, knownSelectors, retryDelayMs } from './retry.ts';
 import { PORTFOLIO_STREAM, SCAN_SUBJECTS } from './stream.ts';
@@ -34,7 +36,7 @@ export interface ScanWorkerDeps {
   scanDeps: ScanDeps;
   /** Replaced in tests (a scan that fails or hangs); scanDomain otherwise. */
   scanDomain?: typeof scanDomain;
-  /** Replaced in tests (a store followed by a crash); storeScan otherwise. */
+  /** Replaced in tests (a store followed by a crash); the grouped stores (StoreBatcher) otherwise. */
   storeScan?: typeof storeScan;
   /** Longest a pull request stays open (nats.js minimum 1000). */
   pullExpiresMs?: number;
@@ -76,10 +78,15 @@ export class ScanWorker {
   /** Per consumer, read from the server at start: tests and operators may change them. */
   private readonly maxDeliver: Record<ScanPriority, number> = { priority: -1, rescan: -1 };
   private wake: (() => void) | null = null;
+  private readonly stores: StoreBatcher;
 
   constructor(deps: ScanWorkerDeps) {
     this.d = deps;
     this.m = scanMetrics(deps.registry);
+    this.stores = new StoreBatcher((scans) => storeScans(deps.db, scans, { intervalS: deps.config.PORTFOLIO_RESCAN_INTERVAL_S }), {
+      maxBatch: PORTFOLIO_DEFAULTS.storeBatchMax,
+      maxInFlight: PORTFOLIO_DEFAULTS.storeBatchesInFlight,
+    });
   }
 
   /** Scans in hand. */
@@ -277,11 +284,14 @@ export class ScanWorker {
     const t0 = performance.now();
     const outcome = await (this.d.scanDomain ?? scanDomain)(job.domain, this.d.scanDeps, { fullDkimSweep, knownSelectors: knownSelectors(doc.result?.dkim_selectors) });
     this.m.duration.observe((performance.now() - t0) / 1000);
-    const stored = await (this.d.storeScan ?? storeScan)(this.d.db, job.domain, job.slot, outcome, { intervalS: c.PORTFOLIO_RESCAN_INTERVAL_S });
+    const sweptAt = fullDkimSweep ? { fullDkimSweepAt: outcome.observation.scanned_at } : {};
+    const stored = this.d.storeScan
+      ? await this.d.storeScan(this.d.db, job.domain, job.slot, outcome, { intervalS: c.PORTFOLIO_RESCAN_INTERVAL_S })
+      : await this.stores.add({ domain: job.domain, slot: job.slot, outcome, ...sweptAt });
     if (!stored.stored) return 'unchanged_slot';
     for (const change of stored.changes) this.m.changes.inc({ field: change.field_name });
-    // After the store: a crash in between only makes the next scan sweep again.
-    if (fullDkimSweep) await corpus.updateOne({ _id: job.domain }, { $set: { last_full_dkim_at: outcome.observation.scanned_at } });
+    // The grouped store sets it in the same transaction; after a replaced store, a crash in between only makes the next scan sweep again.
+    if (fullDkimSweep && this.d.storeScan) await corpus.updateOne({ _id: job.domain }, { $set: { last_full_dkim_at: outcome.observation.scanned_at } });
     return 'stored';
   }
 
