@@ -175,6 +175,9 @@ describe('jobs', () => {
     jobId = r.body.job_id;
     const s = await call(h.url, `/v1/jobs/${jobId}?wait=20`, { key: a.live });
     expect(s.body).toMatchObject({ status: 'completed', done: 3, total: 3, counts: { deliverable: 1, undeliverable: 1, risky: 1, unknown: 0 } });
+    // The completion email's state is on the view: here as a worker without a relay leaves it (docs/notify.md §6).
+    await h.db.collection<JobDoc>(COLLECTIONS.jobs.name).updateOne({ _id: jobId }, { $set: { notify: { attempts: 0, last_error: 'not sent: no SMTP relay is configured', next_attempt_at: null, sent_at: null, gave_up_at: null, unsent_reason: 'no_smtp_relay' } } });
+    expect((await call(h.url, `/v1/jobs/${jobId}`, { key: a.live })).body.notify).toEqual({ attempts: 0, last_error: 'not sent: no SMTP relay is configured', next_attempt_at: null, sent_at: null, gave_up_at: null, unsent_reason: 'no_smtp_relay' });
 
     const page1 = await call(h.url, `/v1/jobs/${jobId}/results?limit=2`, { key: a.live });
     expect(page1.body.results).toHaveLength(2);

@@ -55,6 +55,17 @@ export const webhookSchema = z
   })
   .meta({ id: 'WebhookDelivery' });
 
+export const emailNoticeSchema = z
+  .object({
+    attempts: z.number().int(),
+    last_error: z.string().nullable(),
+    next_attempt_at: z.string().nullable(),
+    sent_at: z.string().nullable(),
+    gave_up_at: z.string().nullable(),
+    unsent_reason: z.enum(['no_smtp_relay']).nullable().meta({ description: 'Why the email is not being sent: no_smtp_relay (this deployment has no mail relay configured; it is sent once one is).' }),
+  })
+  .meta({ id: 'EmailNotice', description: 'The completion email (notify_email): tries, outcome, and why it is not sent when it cannot be. Null until the job completes and a worker looks at it.' });
+
 export const jobStatusSchema = z
   .object({
     job_id: z.string().meta({ example: 'job_01jb2x7k3m9q8r5t6v7w8x9y0z' }),
@@ -77,6 +88,7 @@ export const jobStatusSchema = z
     max_wall_seconds: z.number().int().nullable(),
     deadline_at: z.string().nullable(),
     webhook: webhookSchema.nullable(),
+    notify: emailNoticeSchema.nullable(),
     created_at: z.string(),
     completed_at: z.string().nullable(),
     status_url: z.string(),

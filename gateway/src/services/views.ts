@@ -30,6 +30,8 @@ export interface JobView {
   max_wall_seconds: number | null;
   deadline_at: string | null;
   webhook: { url: string; attempts: number; last_status: number | null; last_error: string | null; next_attempt_at: string | null; delivered_at: string | null } | null;
+  /** Added: the completion email's state (JobDoc.notify), e.g. unsent_reason no_smtp_relay. */
+  notify: { attempts: number; last_error: string | null; next_attempt_at: string | null; sent_at: string | null; gave_up_at: string | null; unsent_reason: 'no_smtp_relay' | null } | null;
   created_at: string;
   completed_at: string | null;
   status_url: string;
@@ -45,6 +47,7 @@ export function jobView(ctx: GatewayContext, job: JobDoc, load: LoadView, item?:
   const base = ctx.config.PUBLIC_BASE_URL;
   const exp = Math.floor(Date.now() / 1000) + ctx.config.DOWNLOAD_LINK_TTL_SECONDS;
   const w = job.webhook;
+  const n = job.notify_email ? job.notify : null;
   const eta = jobEta(job, load, new Date(), item);
   const view: JobView = {
     job_id: job._id,
@@ -67,6 +70,9 @@ export function jobView(ctx: GatewayContext, job: JobDoc, load: LoadView, item?:
     max_wall_seconds: job.max_wall_seconds,
     deadline_at: iso(job.deadline_at),
     webhook: w ? { url: w.url, attempts: w.attempts, last_status: w.last_status, last_error: w.last_error, next_attempt_at: iso(w.next_attempt_at), delivered_at: iso(w.delivered_at) } : null,
+    notify: n
+      ? { attempts: n.attempts, last_error: n.last_error, next_attempt_at: iso(n.next_attempt_at), sent_at: iso(n.sent_at), gave_up_at: iso(n.gave_up_at), unsent_reason: n.unsent_reason ?? null }
+      : null,
     created_at: iso(job.created_at)!,
     completed_at: iso(job.completed_at),
     status_url: `${base}/v1/jobs/${job._id}`,

@@ -32,6 +32,11 @@ export interface EmailNotice {
   next_attempt_at: Date | null;
   sent_at: Date | null;
   gave_up_at: Date | null;
+  /**
+   * Added (notify): why the email is not being sent although notify_email is set. `no_smtp_relay`:
+   * the workers run without SMTP_RELAY_URL; the first worker started with a relay sends it.
+   */
+  unsent_reason?: 'no_smtp_relay' | null;
 }
 
 export interface JobDoc {

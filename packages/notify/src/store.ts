@@ -48,8 +48,31 @@ export function emailDueFilter(now: Date): Filter<JobDoc> {
       { 'notify.next_attempt_at': { $type: 'date', $lte: now }, 'notify.sent_at': null, status: 'completed', notify_email: true },
       // `notify.attempts: null` also matches a job without any notify state: never tried.
       { status: 'completed', notify_email: true, 'notify.attempts': null },
+      // Marked unsent by a worker without a relay; this worker has one (notify_untried index: attempts 0).
+      { status: 'completed', notify_email: true, 'notify.attempts': 0, 'notify.unsent_reason': 'no_smtp_relay' },
     ],
   };
+}
+
+/** What a job's notify state says when no worker has a relay to send its completion email with. */
+export const NO_RELAY_ERROR = 'not sent: no SMTP relay is configured (SMTP_RELAY_URL unset on the workers); it is sent once a worker starts with one';
+
+/**
+ * A worker without a relay marks the completion emails it cannot send (never tried, notify_email
+ * set) instead of leaving them to wait silently: `notify.unsent_reason: 'no_smtp_relay'` with
+ * attempts 0, which a worker with a relay still picks up (emailDueFilter). Returns the jobs marked.
+ */
+export async function markEmailsWithoutRelay(db: Db, now: Date, limit = 100): Promise<string[]> {
+  const untried: Filter<JobDoc> = { status: 'completed', notify_email: true, 'notify.attempts': null };
+  const jobs = await jobsCollection(db).find(untried, { projection: { _id: 1 }, limit }).toArray();
+  const notify: EmailNotice = { attempts: 0, last_error: NO_RELAY_ERROR, next_attempt_at: null, sent_at: null, gave_up_at: null, unsent_reason: 'no_smtp_relay' };
+  const marked: string[] = [];
+  for (const { _id } of jobs) {
+    // The same filter again: a worker with a relay may have claimed it in between.
+    const res = await jobsCollection(db).updateOne({ _id, ...untried }, { $set: { notify, updated_at: now } });
+    if (res.modifiedCount === 1) marked.push(_id);
+  }
+  return marked;
 }
 
 export async function claimDueWebhook(db: Db, now: Date, leaseMs: number): Promise<Claim | null> {
@@ -105,6 +128,8 @@ export async function claimDueEmail(db: Db, now: Date, leaseMs: number): Promise
             next_attempt_at: { $literal: leaseUntil },
             sent_at: { $literal: null },
             gave_up_at: { $literal: null },
+            // $set merges into an existing sub-document: clear a no-relay mark explicitly.
+            unsent_reason: { $literal: null },
           },
           updated_at: { $literal: now },
         },

@@ -1,6 +1,7 @@
 import { ALL_COLLECTIONS, COLLECTIONS, type EventDoc, type JobDoc, type JobItemDoc } from '@dv/contracts';
 import { createLogger, ensureCollections, type MongoDependency } from '@dv/runtime';
 import type { Db } from 'mongodb';
+import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedMongo } from '../../../test/helpers.ts';
@@ -239,6 +240,30 @@ describe('completion email', () => {
     expect(n.attempts).toBe(2);
     expect(relay.inbox).toHaveLength(1);
     expect(await notifyOf('job_10')).toBeNull();
+  });
+
+  it('without a relay says so on the job and in the log, and a worker with one sends it later', async () => {
+    await completedJob('job_12', { webhook: null, notify_email: true });
+    await completedJob('job_13', { webhook: null, notify_email: false });
+    const lines: string[] = [];
+    const captured = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
+    const bare = start({ log: captured });
+    const marked = await waitFor(async () => ((await notifyOf('job_12'))?.unsent_reason ? notifyOf('job_12') : null));
+    expect(marked).toMatchObject({ attempts: 0, unsent_reason: 'no_smtp_relay', sent_at: null, next_attempt_at: null, gave_up_at: null });
+    expect(marked.last_error).toMatch(/no SMTP relay is configured/);
+    expect(await notifyOf('job_13')).toBeNull();
+    const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string; jobId?: string }).filter((l) => l.level === 40);
+    expect(warnings.map((w) => w.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^completion emails are off: no SMTP relay configured/)]));
+    expect(warnings.filter((w) => w.jobId === 'job_12').map((w) => w.msg)).toEqual(['completion email not sent: no SMTP relay configured (set SMTP_RELAY_URL)']);
+    // Marked once, not on every pass.
+    await bare.runOnce();
+    expect(warnings.length).toBe(lines.map((l) => JSON.parse(l) as { level: number }).filter((l) => l.level === 40).length);
+
+    start({ email: email() });
+    const sent = await waitFor(async () => ((await notifyOf('job_12'))?.sent_at ? notifyOf('job_12') : null));
+    expect(sent).toMatchObject({ attempts: 1, last_error: null });
+    expect(sent.unsent_reason ?? null).toBeNull();
+    expect(relay.inbox.map((m) => m.to)).toEqual([['owner@customer.example']]);
   });
 });
 

@@ -17,6 +17,7 @@ import {
   loadAccountContact,
   loadCompletedEvent,
   loadDecisionCounts,
+  markEmailsWithoutRelay,
   recordEmailAttempt,
   recordWebhookAttempt,
   type Claim,
@@ -55,7 +56,11 @@ export interface NotifyWorkerOptions {
   resolve?: Resolver;
   /** TESTS: CA trusted for https receivers. */
   ca?: string | Buffer;
-  /** Completion emails are sent only when this is given; without it notify_email jobs wait. */
+  /**
+   * Completion emails are sent only when this is given. Without it the worker marks each
+   * notify_email job it cannot serve (`notify.unsent_reason: 'no_smtp_relay'`, a warning per job)
+   * and a worker started with a relay later sends them.
+   */
   email?: EmailSettings;
 }
 
@@ -173,6 +178,11 @@ export function startNotifyWorker(opts: NotifyWorkerOptions): NotifyWorker {
     let n = await drain(() => claimDueWebhook(opts.db, new Date(), leaseMs), handleWebhook);
     const email = opts.email;
     if (email) n += await drain(() => claimDueEmail(opts.db, new Date(), leaseMs), (c) => handleEmail(c, email));
+    else {
+      const marked = await markEmailsWithoutRelay(opts.db, new Date());
+      for (const jobId of marked) log.warn({ jobId }, 'completion email not sent: no SMTP relay configured (set SMTP_RELAY_URL)');
+      n += marked.length;
+    }
     return n;
   }
 
@@ -195,6 +205,7 @@ export function startNotifyWorker(opts: NotifyWorkerOptions): NotifyWorker {
   };
   timer = setTimeout(tick, 0);
   log.info({ ladder: ladder.delaysS.map((s) => s * ladder.scale), attempts: maxAttempts(ladder) }, 'notify worker started');
+  if (!opts.email) log.warn('completion emails are off: no SMTP relay configured (SMTP_RELAY_URL); jobs with notify_email say so in notify.unsent_reason');
 
   return {
     runOnce,
