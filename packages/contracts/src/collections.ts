@@ -185,6 +185,14 @@ export const COLLECTIONS = {
       { key: { account_id: 1, id: 1 }, name: 'account_key', unique: true },
     ],
   },
+  // OAuth of the portfolio MCP connector (@dv/oauth, as the verification API's above): its own
+  // collections, so a token of one service is unknown to the other.
+  portfolioOauthClients: { name: 'portfolio_oauth_clients', indexes: [expiresAt] },
+  portfolioOauthCodes: { name: 'portfolio_oauth_codes', indexes: [expiresAt] },
+  portfolioOauthTokens: {
+    name: 'portfolio_oauth_tokens',
+    indexes: [{ key: { grant_id: 1 }, name: 'grant' }, expiresAt],
+  },
 } as const satisfies Record<string, CollectionDef>;
 
 export type CollectionKey = keyof typeof COLLECTIONS;

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { lookupPortfolioKey, touchPortfolioKey } from '@dv/accounts';
-import { PORTFOLIO_PLANS } from '@dv/contracts';
+import { lookupPortfolioKey, touchPortfolioKey, type Account } from '@dv/accounts';
+import { PORTFOLIO_PLANS, type PortfolioKeyDoc } from '@dv/contracts';
 import type { ApiCaller, ApiContext } from './context.ts';
 import { PortfolioError } from './errors.ts';
 
@@ -22,7 +22,14 @@ export async function authenticate(ctx: ApiContext, req: Request, res: Response)
     const detail = found.reason === 'malformed' ? 'This is not a portfolio API key (they begin with svc_live_); keys of other services do not work here.' : 'The API key is not valid: it is wrong, revoked or expired.';
     throw new PortfolioError('invalid_api_key', detail, { 'WWW-Authenticate': 'Bearer realm="portfolio", error="invalid_token"' });
   }
-  const { account, key } = found;
+  return admitCaller(ctx, res, found.account, found.key, now);
+}
+
+/**
+ * What follows finding the key, for a key or for an OAuth token of the MCP connector made from one
+ * (src/mcp): account status, the plan (403 without API access), the limits with their headers.
+ */
+export async function admitCaller(ctx: ApiContext, res: Response, account: Account, key: PortfolioKeyDoc, now = new Date()): Promise<ApiCaller> {
   if (account.status !== 'active') throw new PortfolioError('account_inactive', 'This account is inactive; contact support.');
   const plan = account.portfolio_plan ? PORTFOLIO_PLANS[account.portfolio_plan] : undefined;
   if (!plan?.apiAccess) {
