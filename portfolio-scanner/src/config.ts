@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, serviceSchema } from '@dv/runtime';
+import { env, serviceSchema, unsafe, type ProductionRules } from '@dv/runtime';
 import { PORTFOLIO_DEFAULTS } from './defaults.ts';
 import { geoPaths } from './geo/config.ts';
 import { operatorOverrides, qps } from './politeness/config.ts';
@@ -42,5 +42,17 @@ export const portfolioConfigSchema = z.object({
   PORTFOLIO_PLAN_DELAY_MS: env.int(PORTFOLIO_DEFAULTS.planDelayMs, 0, 600_000),
   PORTFOLIO_PLAN_GRACE_S: env.int(PORTFOLIO_DEFAULTS.planGraceS, 1, 7 * 86_400),
   PORTFOLIO_PLANNER_LEASE_MS: env.int(PORTFOLIO_DEFAULTS.plannerLeaseMs, 300, 600_000),
+  // Exports (docs/portfolio-scanner.md "Exports"). The HMAC key of file links: every API replica
+  // needs the same one (or _FILE); required in production, a per-process random key otherwise.
+  PORTFOLIO_EXPORT_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  PORTFOLIO_EXPORT_CONCURRENCY: env.int(PORTFOLIO_DEFAULTS.exportConcurrency, 0, 64),
+  PORTFOLIO_EXPORT_TTL_S: env.int(PORTFOLIO_DEFAULTS.exportTtlS, 60, 365 * 86_400),
+  PORTFOLIO_EXPORT_LINK_TTL_S: env.int(PORTFOLIO_DEFAULTS.exportLinkTtlS, 10, 7 * 86_400),
+  PORTFOLIO_EXPORT_PDF_MAX_ROWS: env.int(PORTFOLIO_DEFAULTS.exportPdfMaxRows, 1, 1_000_000),
 });
 export type PortfolioConfig = z.infer<typeof portfolioConfigSchema>;
+
+/** Settings refused when NODE_ENV=production. */
+export const portfolioProductionRules: ProductionRules<PortfolioConfig> = {
+  PORTFOLIO_EXPORT_SIGNING_SECRET: unsafe.secret('HMAC key of export file links; the same on every API replica'),
+};

@@ -4,8 +4,9 @@
 // docs/portfolio-scanner.md "Workers and planner".
 import { runService } from '@dv/runtime';
 import { ApiLimits, mountPortfolioApi } from './api/index.ts';
-import { portfolioConfigSchema } from './config.ts';
+import { portfolioConfigSchema, portfolioProductionRules } from './config.ts';
 import { PORTFOLIO_DEFAULTS } from './defaults.ts';
+import { ExportWorker, exportSettings, resolveExportSecret } from './exports/index.ts';
 import { openGeoFromConfig, type GeoReader } from './geo/index.ts';
 import { Planner } from './planner/index.ts';
 import { createPoliteScanResolver, type ScanResolverHandle } from './politeness/index.ts';
@@ -18,14 +19,19 @@ let planner: Planner | undefined;
 let geo: GeoReader | undefined;
 let dns: ScanResolverHandle | undefined;
 let registration: RegistrationRunner | undefined;
+let exportWorker: ExportWorker | undefined;
 
 await runService({
   name: 'portfolio-scanner',
   schema: portfolioConfigSchema,
   needs: { nats: true, redis: true, mongo: true },
+  unsafeInProduction: portfolioProductionRules,
   routes: (app, { config, log, nats, redis, mongo }) => {
     // The REST API (docs/portfolio-scanner.md "API") on the roles that serve HTTP traffic.
     if (config.PORTFOLIO_ROLE === 'worker') return;
+    const exportKey = resolveExportSecret(config.PORTFOLIO_EXPORT_SIGNING_SECRET, config.NODE_ENV);
+    if ('error' in exportKey) throw new Error(exportKey.error);
+    if (exportKey.warning) log.warn(exportKey.warning);
     mountPortfolioApi(app, {
       db: mongo!.db,
       redis: redis!.redis,
@@ -36,6 +42,7 @@ await runService({
         await requestScan(nats!.nc, domains, { intervalS: config.PORTFOLIO_RESCAN_INTERVAL_S });
       },
       lastUsedThrottleMs: PORTFOLIO_DEFAULTS.apiKeyLastUsedThrottleMs,
+      exports: { secret: exportKey.secret, linkTtlS: config.PORTFOLIO_EXPORT_LINK_TTL_S, maxPending: PORTFOLIO_DEFAULTS.exportMaxPending },
     });
   },
   start: async ({ config, log, registry, nats, redis, mongo }) => {
@@ -56,13 +63,16 @@ await runService({
     // Registration data on its own, slower schedule and per-RDAP-server budgets (src/registration).
     registration = new RegistrationRunner(db, registrationDeps(config, { resolver: dns.resolver, registry }), { log });
     registration.start();
+    // Export workers (src/exports): claim queued exports from MongoDB and write them into GridFS.
+    exportWorker = new ExportWorker(db, log, exportSettings(config));
+    exportWorker.start();
     log.info({ role: config.PORTFOLIO_ROLE, concurrency: config.PORTFOLIO_SCAN_CONCURRENCY, rescanIntervalS: config.PORTFOLIO_RESCAN_INTERVAL_S }, 'scan workers and planner started');
   },
   stop: async ({ config }) => {
     // Planner first (its lease passes on at once), then the scans in hand get most of the budget;
     // what is not finished by then is given back to the other replicas.
     await planner?.stop();
-    await Promise.all([worker?.stop(Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6)), registration?.stop()]);
+    await Promise.all([worker?.stop(Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6)), registration?.stop(), exportWorker?.stop()]);
     geo?.close();
     await dns?.close();
   },

@@ -17,6 +17,8 @@ export interface ApiContext {
   requestScan: (domains: readonly string[]) => Promise<void>;
   /** Seconds between last_used_at writes of one key in one process. */
   lastUsedThrottleMs: number;
+  /** Exports (src/exports): the file-link key, how long a link lasts, pending exports per account. */
+  exports: { secret: string; linkTtlS: number; maxPending: number };
 }
 
 /** The authenticated caller. */

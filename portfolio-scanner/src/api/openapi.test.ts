@@ -43,6 +43,10 @@ describe('GET /api/v1/openapi.json', () => {
         'GET /api/v1/domains/{id}/changes/',
         'GET /api/v1/domains/{id}/whois/',
         'GET /api/v1/dashboard/summary/',
+        'GET /api/v1/exports/',
+        'POST /api/v1/exports/',
+        'GET /api/v1/exports/{id}/',
+        'GET /api/v1/exports/{task_id}/file/',
         'GET /api/v1/keys/',
         'POST /api/v1/keys/',
         'DELETE /api/v1/keys/{id}/',
@@ -58,7 +62,13 @@ describe('GET /api/v1/openapi.json', () => {
     expect(list.responses['429']!.headers).toHaveProperty('X-API-Quota-Used');
     expect(doc.paths['/api/v1/openapi.json']!.get!.security).toEqual([]);
     expect(doc.paths['/api/v1/keys/']!.post!.responses).toHaveProperty('409');
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['DomainListItem', 'DomainDetail', 'ScanResult', 'ChangeRecord', 'WhoisRecord', 'DashboardSummary', 'ApiKey', 'PageMeta', 'ErrorEnvelope']));
+    expect(Object.keys(doc.paths['/api/v1/exports/']!.post!.responses).sort()).toEqual(['202', '400', '401', '403', '409', '429', '500']);
+    // The signed file link needs no key: no security, no 401/429.
+    const file = doc.paths['/api/v1/exports/{task_id}/file/']!.get!;
+    expect(file.security).toEqual([]);
+    expect(Object.keys(file.responses).sort()).toEqual(['200', '400', '403', '404']);
+    expect(params('/api/v1/exports/{task_id}/file/', 'get')).toEqual(['path:task_id', 'query:expires', 'query:signature']);
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['DomainListItem', 'DomainDetail', 'ScanResult', 'ChangeRecord', 'WhoisRecord', 'DashboardSummary', 'ApiKey', 'PageMeta', 'ErrorEnvelope', 'ExportJob', 'CreateExportRequest', 'ExportFilters']));
   });
 
   it('lists exactly the closed list of error codes', () => {

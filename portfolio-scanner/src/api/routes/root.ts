@@ -11,6 +11,7 @@ export function apiUrl(req: Request, path: string): string {
 export const RESOURCE_PATHS = {
   domains: '/api/v1/domains/',
   dashboard_summary: '/api/v1/dashboard/summary/',
+  exports: '/api/v1/exports/',
   keys: '/api/v1/keys/',
   openapi: '/api/v1/openapi.json',
 } as const;

@@ -1,0 +1,95 @@
+import type { Db } from 'mongodb';
+import type { ChangeDoc, ExportParameters } from '@dv/contracts';
+import { changes, corpus, domains } from '../api/views.ts';
+import { TRACKED_FIELDS } from '../store/index.ts';
+import { needsScan, type DiffRow, type DomainRow } from './columns.ts';
+import { exportDomainFilter } from './params.ts';
+
+// Rows of an export, read batch by batch from a cursor (never the whole result in memory): the
+// account's domains in id order (the list's order), joined with the corpus's scan result one batch
+// at a time when a scan column is asked for; for `diff`, the net changes of those domains.
+
+export interface RowSource {
+  accountId: string;
+  parameters: ExportParameters;
+  batchRows: number;
+}
+
+export function countDomains(db: Db, s: RowSource): Promise<number> {
+  return domains(db).countDocuments(exportDomainFilter(s.accountId, s.parameters));
+}
+
+export async function* domainBatches(db: Db, s: RowSource, columns: readonly string[], limit = Infinity): AsyncGenerator<DomainRow[]> {
+  const cursor = domains(db).find(exportDomainFilter(s.accountId, s.parameters)).sort({ id: 1 }).batchSize(s.batchRows);
+  if (Number.isFinite(limit)) cursor.limit(limit);
+  const join = needsScan(columns);
+  let batch: DomainRow[] = [];
+  const withScans = async (rows: DomainRow[]) => {
+    if (!join) return rows;
+    const found = await corpus(db)
+      .find({ _id: { $in: rows.map((r) => r.a.domain) } }, { projection: { result: 1 } })
+      .toArray();
+    const byName = new Map(found.map((c) => [c._id, c.result]));
+    for (const r of rows) r.scan = byName.get(r.a.domain) ?? null;
+    return rows;
+  };
+  try {
+    for await (const a of cursor) {
+      batch.push({ a, scan: null });
+      if (batch.length >= s.batchRows) {
+        yield await withScans(batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield await withScans(batch);
+  } finally {
+    await cursor.close();
+  }
+}
+
+const FIELD_ORDER = new Map<string, number>(TRACKED_FIELDS.map((f, i) => [f, i]));
+
+/**
+ * The net change of each tracked field of each domain over [from, to): its value before the first
+ * change in the window and after the last one. A field that changed and changed back is no row.
+ * Yields one array per batch of domains (domains in id order, fields in TRACKED_FIELDS order), and
+ * how many domains the batch covered (progress).
+ */
+export async function* diffBatches(db: Db, s: RowSource): AsyncGenerator<{ rows: DiffRow[]; domains: number }> {
+  const from = new Date(s.parameters.from!);
+  const to = new Date(s.parameters.to!);
+  for await (const batch of domainBatches(db, s, ['domain'])) {
+    const names = batch.map((r) => r.a.domain);
+    const found = await changes(db)
+      .find({ domain_name: { $in: names }, detected_at: { $gte: from, $lt: to } }, { projection: { domain_name: 1, field_name: 1, old_value: 1, new_value: 1, detected_at: 1, id: 1 } })
+      .sort({ domain_name: 1, id: 1 })
+      .toArray();
+    yield { rows: netChanges(names, found), domains: batch.length };
+  }
+}
+
+/** Pure: change records (sorted by domain, then id) → net diff rows in the order of `names`. */
+export function netChanges(names: readonly string[], found: readonly Pick<ChangeDoc, 'domain_name' | 'field_name' | 'old_value' | 'new_value' | 'detected_at'>[]): DiffRow[] {
+  const byDomain = new Map<string, Map<string, DiffRow>>();
+  for (const c of found) {
+    let fields = byDomain.get(c.domain_name);
+    if (!fields) byDomain.set(c.domain_name, (fields = new Map()));
+    const row = fields.get(c.field_name);
+    if (!row) {
+      fields.set(c.field_name, { domain: c.domain_name, field_name: c.field_name, value_at_from: c.old_value, value_at_to: c.new_value, changes: 1, first_detected_at: c.detected_at, last_detected_at: c.detected_at });
+    } else {
+      row.value_at_to = c.new_value;
+      row.changes++;
+      row.last_detected_at = c.detected_at;
+    }
+  }
+  const out: DiffRow[] = [];
+  for (const name of names) {
+    const fields = byDomain.get(name);
+    if (!fields) continue;
+    const rows = [...fields.values()].filter((r) => r.value_at_from !== r.value_at_to);
+    rows.sort((x, y) => (FIELD_ORDER.get(x.field_name) ?? 99) - (FIELD_ORDER.get(y.field_name) ?? 99) || x.field_name.localeCompare(y.field_name));
+    out.push(...rows);
+  }
+  return out;
+}
