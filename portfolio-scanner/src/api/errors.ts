@@ -16,6 +16,8 @@ export const PORTFOLIO_ERROR_STATUS = {
   /** The account's plan has no portfolio API access. */
   api_access_not_included: 403,
   account_inactive: 403,
+  /** Plain HTTP over a network: the API answers HTTPS only (TLS here or at a trusted proxy). */
+  https_required: 403,
   /** An export file link whose signature is wrong or whose expiry has passed (get a fresh one from the exports list). */
   invalid_signature: 403,
   /** An unknown path, or an id the account does not hold (another account's ids too). */

@@ -1,5 +1,5 @@
 // The portfolio REST API (docs/portfolio-scanner.md "API").
-export { mountPortfolioApi } from './app.ts';
+export { mountPortfolioApi, requirePortfolioHttps } from './app.ts';
 export { ApiLimits } from './limits.ts';
 export type { ApiContext, ApiCaller } from './context.ts';
 export { PORTFOLIO_ERROR_STATUS, type PortfolioErrorCode } from './errors.ts';

@@ -28,12 +28,13 @@ export function buildOpenApiDocument(routes: readonly HttpRoute<ApiContext, ApiC
       description:
         'Monitored domains, scan results, DNS change history, registration data and a dashboard summary. Every response is the envelope `{status, data, meta, errors}`. ' +
         `Error codes (closed list): ${codes}. Limits per plan: Enterprise 100/min and 10,000 calls/day, Enterprise Max 500/min and 50,000/day, Enterprise Max Premium 2,000/min and 200,000/day (with the global domain view); ` +
-        'per minute per API key, per UTC day per account (calls, not rows); the X-RateLimit-* and X-API-Quota-* headers are on every authenticated response. Plans without API access get 403 `api_access_not_included`.',
+        'per minute per API key, per UTC day per account (calls, not rows); the X-RateLimit-* and X-API-Quota-* headers are on every authenticated response. Plans without API access get 403 `api_access_not_included`. ' +
+        'HTTPS only: plain HTTP from another machine gets 403 `https_required` on every path, before the key is checked (behind a TLS-terminating proxy the scheme is read from X-Forwarded-Proto, believed only from the proxies in TRUSTED_PROXIES); ' +
+        'HTTPS answers carry Strict-Transport-Security. Plain HTTP is served only to clients on the same machine (loopback, no forwarding headers), for local use.',
     },
     tags: [
       { name: 'domains', description: 'Monitored domains and their data.' },
       { name: 'dashboard', description: 'Portfolio-wide figures.' },
-      { name: 'exports', description: 'Background exports (csv, pdf, zip, diff) and their signed file links.' },
       { name: 'keys', description: 'API keys (at most 3 active).' },
       { name: 'meta', description: 'Root and this document.' },
     ],
@@ -45,7 +46,7 @@ export function buildOpenApiDocument(routes: readonly HttpRoute<ApiContext, ApiC
           ? {}
           : {
               '401': errorResponse('authentication_required (no key) or invalid_api_key (wrong, revoked, expired, or another service\'s key).'),
-              '403': errorResponse('api_access_not_included (the plan has no API access) or account_inactive.'),
+              '403': errorResponse('api_access_not_included (the plan has no API access), account_inactive, or https_required (plain HTTP).'),
               '429': errorResponse('rate_limit_exceeded: per-minute limit of the key or daily quota of the account used up.', retryHeaders),
               '500': errorResponse('internal_error.'),
             },

@@ -14,8 +14,6 @@ import { ApiLimits } from '../limits.ts';
 // rather than published: the shared test stream belongs to the worker tests.
 
 export const INTERVAL_S = 86_400;
-/** The harness's export-link key (tests sign links with it, or forge them without it). */
-export const EXPORT_SECRET = 'portfolio-test-export-secret-portfolio-test';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read envelopes of every shape
 type Json = any;
@@ -31,14 +29,15 @@ export interface Harness {
   close: () => Promise<void>;
 }
 
-export async function startHarness(label: string): Promise<Harness> {
+/** `trustedProxies`: TRUSTED_PROXIES of the app (the tests' loopback client then plays the proxy). */
+export async function startHarness(label: string, opts: { trustedProxies?: string[] } = {}): Promise<Harness> {
   const mongo = await isolatedMongo(label);
   await ensureCollections(mongo.db, ALL_COLLECTIONS);
   const log = createLogger('portfolio-api-test', 'silent');
   const redisDep: RedisDependency = await connectRedis(stackEnv().REDIS_URL as string, log);
   const redisPrefix = `t:${label}:${randomBytes(4).toString('hex')}:`;
   const scanRequests: string[][] = [];
-  const app = createHttpApp({ registry: createRegistry('portfolio-api-test'), log, dependencies: () => [], isShuttingDown: () => false });
+  const app = createHttpApp({ registry: createRegistry('portfolio-api-test'), log, dependencies: () => [], isShuttingDown: () => false, trustedProxies: opts.trustedProxies });
   mountPortfolioApi(app, {
     db: mongo.db,
     redis: redisDep.redis,
@@ -49,7 +48,6 @@ export async function startHarness(label: string): Promise<Harness> {
       scanRequests.push([...domains]);
     },
     lastUsedThrottleMs: 0,
-    exports: { secret: EXPORT_SECRET, linkTtlS: 3600, maxPending: 5 },
   });
   finishHttpApp(app, log);
   const server: Server = createServer(app);
