@@ -30,6 +30,10 @@ export const PORTFOLIO_DEFAULTS = {
   dnsResolverQps: 1000,
   /** Budget of one worker process over all its queries (CPU and sockets, not politeness). */
   dnsWorkerQps: 5000,
+  /** Queries on the wire at once per DNS_SERVERS entry (mailsec's resolver default is 64). The budgets
+   * set the pace; at 64, a 20 ms round trip caps a worker at 3,200 queries/s (~190 rescans/s) whatever
+   * the budgets allow. */
+  dnsUpstreamMaxOutstanding: 1024,
   /** A query that would wait longer than this for its budgets fails as TIMEOUT (unconfirmed). */
   dnsBudgetMaxWaitMs: 10_000,
   /** Burst tolerance of every budget: at most qps x (1 s + this) + 1 queries in any second. */
@@ -88,6 +92,11 @@ export const PORTFOLIO_DEFAULTS = {
   scanPriorityReserve: 1,
   /** Longest a pull request waits for messages before it is renewed (nats.js minimum 1000). */
   scanPullExpiresMs: 1_000,
+  /** Scans stored in one transaction at most (storeScans): a worker under load groups what finished
+   * while the previous store ran; a quiet one stores each scan alone, at once. */
+  storeBatchMax: 100,
+  /** Store transactions of one worker running at once (more groups, smaller, when MongoDB is fast). */
+  storeBatchesInFlight: 2,
   /** Backoff of a failed scan: first delay, doubled per delivery, capped. */
   scanRetryBaseMs: 5_000,
   scanRetryMaxMs: 300_000,
@@ -108,6 +117,9 @@ export const PORTFOLIO_DEFAULTS = {
   // Portfolio API (src/api).
   /** A key's last_used_at is written at most this often per process (a write per call otherwise). */
   apiKeyLastUsedThrottleMs: 60_000,
+  /** Strict-Transport-Security max-age on HTTPS answers (one year; no includeSubDomains: other hosts
+   * under the operator's domain are not ours to pin). */
+  apiHstsMaxAgeS: 31_536_000,
   /** Strict-Transport-Security max-age on HTTPS answers (one year; no includeSubDomains: other hosts
    * under the operator's domain are not ours to pin). */
   apiHstsMaxAgeS: 31_536_000,
@@ -134,4 +146,26 @@ export const PORTFOLIO_DEFAULTS = {
   exportPdfMaxRows: 10_000,
   /** How often a worker fails abandoned exports and deletes expired ones. */
   exportSweepIntervalMs: 60_000,
+  // MCP connector and its OAuth (src/mcp; docs/portfolio-scanner.md "MCP connector").
+  /** Domains one list_domains call returns at most (an agent's context is small; page with offset). */
+  mcpListMax: 500,
+  /** Domains the portfolio://domains resource lists (the first by id; list_domains pages through the rest). */
+  mcpResourceDomainsMax: 1_000,
+  /** Changes one get_change_history call returns at most. */
+  mcpChangesMax: 200,
+  /** OAuth: authorization codes are single-use and short-lived (RFC 6749 §4.1.2 advises at most 10 min). */
+  oauthCodeTtlS: 60,
+  oauthAccessTokenTtlS: 60 * 60,
+  /** Refresh tokens rotate on use; an unused one lapses after this. */
+  oauthRefreshTokenTtlS: 30 * 86_400,
+  /** A registered client not used for this long lapses. */
+  oauthClientUnusedTtlS: 90 * 86_400,
+  /** How long a consent page may be submitted. */
+  oauthConsentTtlS: 10 * 60,
+  oauthMaxRedirectUris: 10,
+  /** Dynamic client registrations per client address per hour. */
+  oauthRegistrationsPerHour: 20,
+  /** Consent-form and token-endpoint credential lookups per client address per minute (a wrong key or grant costs oauthFailurePoints). */
+  oauthAttemptsPerIpPerMinute: 60,
+  oauthFailurePoints: 5,
 } as const;

@@ -35,6 +35,7 @@ export function buildOpenApiDocument(routes: readonly HttpRoute<ApiContext, ApiC
     tags: [
       { name: 'domains', description: 'Monitored domains and their data.' },
       { name: 'dashboard', description: 'Portfolio-wide figures.' },
+      { name: 'exports', description: 'Background exports (csv, pdf, zip, diff) and their signed file links.' },
       { name: 'keys', description: 'API keys (at most 3 active).' },
       { name: 'meta', description: 'Root and this document.' },
     ],

@@ -14,6 +14,8 @@ import { ApiLimits } from '../limits.ts';
 // rather than published: the shared test stream belongs to the worker tests.
 
 export const INTERVAL_S = 86_400;
+/** The harness's export-link key (tests sign links with it, or forge them without it). */
+export const EXPORT_SECRET = 'portfolio-test-export-secret-portfolio-test';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read envelopes of every shape
 type Json = any;
@@ -48,6 +50,7 @@ export async function startHarness(label: string, opts: { trustedProxies?: strin
       scanRequests.push([...domains]);
     },
     lastUsedThrottleMs: 0,
+    exports: { secret: EXPORT_SECRET, linkTtlS: 3600, maxPending: 5 },
   });
   finishHttpApp(app, log);
   const server: Server = createServer(app);
