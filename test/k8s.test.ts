@@ -4,12 +4,15 @@
 // passes its service's own config validation (NODE_ENV=production rules in prod), secrets and
 // per-node files resolved as the kubelet would. No cluster and no network needed.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { CONSUMERS } from '@dv/contracts';
-import { loadConfig } from '@dv/runtime';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { CONSUMERS, NATS_USERS } from '@dv/contracts';
+import { NATS_PRODUCTION_RULES, loadConfig } from '@dv/runtime';
+import { NATS_AUTH_FILE, renderK8sNatsAuth } from '../scripts/k8s-nats-auth.ts';
+import { passwordEnvName } from '../infra/src/stack/nats-auth.ts';
 import { SERVICE_NODE_OPTIONS, type ServiceName } from '../infra/src/services.ts';
 import { gatewayConfigSchema, gatewayProductionRules } from '../gateway/src/config.ts';
 import { lookupConfigSchema, lookupProductionRules } from '../lookup/src/config.ts';
@@ -25,6 +28,8 @@ const OPERATOR_SECRETS: Record<string, Record<string, string>> = {
   'dv-signing': { 'download-signing-secret': 'k8s-test-signing-secret-0123456789-abcdefghijklmnop' },
   'dv-smtp': { 'relay-url': 'smtps://user:pass@smtp.example.com:465' },
   'public-apis-tls': {},
+  // One bus password per service (scripts/k8s-nats-auth.ts).
+  ...Object.fromEntries(NATS_USERS.map((u) => [`dv-nats-${u}`, { password: `k8s-test-nats-${u}-password` }])),
 };
 /** Variables read outside the services' schemas: by node (NODE_OPTIONS), by the image's entrypoint or by $(NODE_NAME) expansion. */
 const NOT_IN_SCHEMA = new Set(['NODE_OPTIONS', 'NODE_NAME', 'PORTFOLIO_ROLE']);
@@ -124,7 +129,8 @@ function configProblems(objects: readonly K8sObject[]): string[] {
         try {
           const env = containerEnv(objects, pod, c, node);
           for (const name of Object.keys(env)) if (!(name in schema.shape) && !NOT_IN_SCHEMA.has(name)) problems.push(`${at}: ${name} is not a ${service} setting`);
-          loadConfig(service, schema as never, env, rules as never);
+          // runService adds the bus rules for every service on the bus (all but lookup).
+          loadConfig(service, schema as never, env, (service === 'lookup' ? rules : { ...NATS_PRODUCTION_RULES, ...rules }) as never);
           const nodeOptions = SERVICE_NODE_OPTIONS[service];
           if (nodeOptions && env.NODE_OPTIONS !== nodeOptions) problems.push(`${at}: NODE_OPTIONS ${env.NODE_OPTIONS ?? '(unset)'}, infra/src/services.ts says ${nodeOptions}`);
         } catch (err) {
@@ -167,6 +173,41 @@ describe.each([
     const nodeEnv = find(objects, 'ConfigMap', 'platform-env').data?.NODE_ENV;
     expect(nodeEnv).toBe(prod ? 'production' : 'development');
     expect(configProblems(objects)).toEqual([]);
+  });
+
+  it("gives nats-server every bus user's password from the Secret that user's pods mount, in a config nats-server accepts", () => {
+    type Env = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+    const nats = podSpecOf(find(objects, 'StatefulSet', 'nats'))!.containers[0] as unknown as { env: Env[] };
+    const serverSecret = new Map(nats.env.filter((e) => e.valueFrom?.secretKeyRef).map((e) => [e.name, e.valueFrom!.secretKeyRef!]));
+    const mounted = new Map<string, string>();
+    for (const o of objects) {
+      const pod = podSpecOf(o) as (PodSpec & { volumes?: Volume[] }) | undefined;
+      for (const c of (pod?.containers ?? []) as Array<FullContainer & { env?: Env[] }>) {
+        const user = c.env?.find((e) => e.name === 'NATS_USER')?.value;
+        if (!user) continue;
+        const mount = c.volumeMounts?.find((m) => m.mountPath === '/etc/dv/nats');
+        const secret = pod?.volumes?.find((v) => v.name === mount?.name)?.secret?.secretName;
+        expect(secret, `${o.metadata.name}: NATS_USER ${user} without its password Secret`).toBeDefined();
+        mounted.set(user, secret!);
+        expect(serverSecret.get(passwordEnvName(user as never))).toEqual({ name: secret, key: 'password' });
+      }
+    }
+    expect([...mounted.keys()].sort()).toEqual([...NATS_USERS].sort());
+    // The rendered config, with those passwords in nats-server's environment, loads (-t: check only).
+    const dir = mkdtempSync(join(tmpdir(), 'dv-k8s-nats-'));
+    try {
+      const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('nats-config'))!;
+      for (const [file, text] of Object.entries(config.data ?? {})) writeFileSync(join(dir, file), text);
+      const env: Record<string, string> = { PATH: `${process.env.PATH}:/usr/sbin`, POD_NAME: 'nats-0' };
+      for (const [name, ref] of serverSecret) env[name] = secretData(objects, ref.name)[ref.key]!;
+      const r = spawnSync('nats-server', ['-c', join(dir, 'nats.conf'), '-t'], { encoding: 'utf8', env });
+      expect(`${r.stdout}${r.stderr}`).toMatch(/is valid/);
+      // Without a password in its environment the server does not start (no silent empty password).
+      const missing = spawnSync('nats-server', ['-c', join(dir, 'nats.conf'), '-t'], { encoding: 'utf8', env: { ...env, [passwordEnvName('scheduler')]: undefined } as never });
+      expect(missing.status).not.toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('scales on the durable consumers the services declare', () => {
@@ -242,4 +283,8 @@ describe('k8s checks catch what they are for', () => {
 
 it('k8s/base/prometheus-rules.yaml is generated from the current infra/prometheus/rules (node scripts/k8s-prometheus-rules.ts)', () => {
   expect(readFileSync(OUTPUT_FILE, 'utf8')).toBe(renderPrometheusRules());
+});
+
+it('k8s/base/nats-auth.conf is generated from the current NATS_ROLES (node scripts/k8s-nats-auth.ts)', () => {
+  expect(readFileSync(NATS_AUTH_FILE, 'utf8')).toBe(renderK8sNatsAuth());
 });
