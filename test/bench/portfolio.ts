@@ -1,4 +1,6 @@
-// `npm run bench -- portfolio [--domains 100000] [--latency 20] [--seed 1] [--scan-concurrency N] [--keep]`
+// `npm run bench -- portfolio [--domains 100000] [--latency 20] [--seed 1] [--scan-concurrency N]
+//   [--resolver-qps N] [--first-sweep full|targeted] [--heap-mb 256] [--cpu-prof] [--keep]`
+// (--cpu-prof: V8 CPU profiles of the workers in <data dir>/profiles, kept with --keep)
 // The portfolio scanner at scale (issue 12): generated domains (lib/portfolio-world.ts) served by
 // nsd on loopback, behind a UDP proxy adding `latency` ms per query (lib/udp-delay-proxy.ts: no
 // netem here) that also records the query stream, queries in flight and queries/s per operator.
@@ -24,6 +26,8 @@ import { findFreePort } from '../../infra/src/world/index.ts';
 import { addDomains } from '../../portfolio-scanner/src/store/domains.ts';
 import { applyChanges, generateDomains, writeNsdFiles } from './lib/portfolio-world.ts';
 import { naiveScan } from './lib/naive-scanner.ts';
+import { portfolioStoreCeiling } from './lib/portfolio-store-ceiling.ts';
+import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
 import { benchArgs } from './lib/common.ts';
 
 const args = benchArgs();
@@ -34,6 +38,16 @@ const CHANGED_FRACTION = 0.01;
 const NAIVE_PARALLEL = 64;
 const NAIVE_MAX_S = 30;
 const DNSPERF_S = 10;
+/** The bench's one resolver is the proxy in front of nsd: its budget is what it was measured to carry
+ * (a deployment sets PORTFOLIO_DNS_RESOLVER_QPS to what its own recursive resolvers carry). */
+const RESOLVER_QPS = args.has('resolver-qps') ? Number(args.get('resolver-qps')) : null;
+/** `targeted`: the first pass scans as if a full DKIM sweep had just been made (last_full_dkim_at set
+ * before it), i.e. the vendor selectors only: a 100,000-domain run fits a session (the full sweep is
+ * ~220 more queries per domain). The rescan (the headline) is the same either way. */
+const FIRST_SWEEP = args.get('first-sweep') ?? 'full';
+/** Worker V8 limits, as a deployment sets NODE_OPTIONS (V8's default heap limit on this host is 4 GB
+ * and garbage is collected lazily up to it). */
+const HEAP_MB = Number(args.get('heap-mb') ?? 256);
 /** A pass that makes no progress for this long is over; what is left is lost. */
 const STALL_S = 120;
 const ACCOUNT = 'acct_bench_portfolio';
@@ -82,6 +96,18 @@ function dnsperf(port: number, file: string, outstanding: number, seconds: numbe
   return qps;
 }
 
+/** Seconds of CPU (user + system) a process has used. */
+function cpuS(pid: number | undefined): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
 function rssMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
   try {
     const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
@@ -117,6 +143,11 @@ try {
   say(`nsd: serving ${Object.keys(operators).length} zones on ${nsdServer} (loaded in ${round((performance.now() - t) / 1000, 1)} s)`);
   const p = await startProxy(proxyPort, nsdPort, opFile);
   proxy = p.child;
+  // The resolver budget: the proxy's measured ceiling (apex questions of the domains, 2,000 in flight).
+  const warmFile = join(dataDir, 'warm.txt');
+  writeFileSync(warmFile, `${domains.slice(0, 20_000).flatMap((d) => [`${d.name} A`, `${d.name} MX`, `${d.name} TXT`]).join('\n')}\n`);
+  const resolverQps = RESOLVER_QPS ?? Math.floor(dnsperf(proxyPort, warmFile, 2000, 3));
+  say(`resolver budget (PORTFOLIO_DNS_RESOLVER_QPS): ${resolverQps} q/s${RESOLVER_QPS ? ' (--resolver-qps)' : ' (the proxy\'s measured ceiling)'}; load average ${loadavg()}`);
   const phase = async (name: string, capture: boolean) => void (await p.ask({ phase: name, capture }));
   const report = async (file = '') => (await p.ask({ report: file })) as ProxyReport;
 
@@ -138,6 +169,8 @@ try {
     // Nothing answers here: registration lookups fail fast instead of reaching the internet.
     RDAP_BOOTSTRAP_URL: 'http://127.0.0.1:9/',
     PORTFOLIO_RESCAN_INTERVAL_S: String(intervalS),
+    PORTFOLIO_DNS_RESOLVER_QPS: String(resolverQps),
+    NODE_OPTIONS: `--max-semi-space-size=16 --max-old-space-size=${HEAP_MB}${args.has('cpu-prof') ? ` --cpu-prof --cpu-prof-dir=${join(dataDir, 'profiles')}` : ''}`,
     ...(args.has('scan-concurrency') ? { PORTFOLIO_SCAN_CONCURRENCY: String(Number(args.get('scan-concurrency'))) } : {}),
   });
   let maxRss = 0;
@@ -148,11 +181,13 @@ try {
   /** Runs a pass: until every domain has scan_count >= want (or no progress for STALL_S). */
   const pass = async (label: string, want: number, since: Date): Promise<{ seconds: number; done: number }> => {
     const start = performance.now();
+    const cpu0 = { workers: procs.reduce((a, w) => a + cpuS(w.child.pid), 0), proxy: cpuS(proxy?.pid), nsd: cpuS(nsd?.pid) };
+    const load0 = loadavg();
     let done = 0;
     let lastProgress = performance.now();
     let lastLog = performance.now();
     while (done < N && performance.now() - lastProgress < STALL_S * 1000) {
-      await sleep(1000);
+      await sleep(N > 10_000 ? 3000 : 1000);
       const now = await corpus.countDocuments({ scan_count: { $gte: want } });
       if (now > done) lastProgress = performance.now();
       done = now;
@@ -165,6 +200,8 @@ try {
     const [last] = await corpus.find({ last_scanned: { $gte: since } }).sort({ last_scanned: -1 }).limit(1).toArray();
     const seconds = last ? (new Date(last.last_scanned as Date).getTime() - since.getTime()) / 1000 : (performance.now() - start) / 1000;
     for (const w of procs) maxRss = Math.max(maxRss, rssMb(w.child.pid, 'VmHWM'));
+    const cpu = { workers: procs.reduce((a, w) => a + cpuS(w.child.pid), 0) - cpu0.workers, proxy: cpuS(proxy?.pid) - cpu0.proxy, nsd: cpuS(nsd?.pid) - cpu0.nsd };
+    say(`  ${label}: CPU s per 1,000 domains: workers ${round((cpu.workers * 1000) / Math.max(1, done), 1)}, proxy ${round((cpu.proxy * 1000) / Math.max(1, done), 1)}, nsd ${round((cpu.nsd * 1000) / Math.max(1, done), 1)}; load average ${load0} at start, ${loadavg()} at end`);
     return { seconds, done };
   };
   const startWorkers = async (intervalS: number) => {
@@ -175,6 +212,7 @@ try {
   };
 
   // 1. First full scan.
+  if (FIRST_SWEEP === 'targeted') await corpus.updateMany({}, { $set: { last_full_dkim_at: new Date() } });
   await phase('first', true);
   const firstSince = new Date();
   await startWorkers(86_400);
@@ -232,7 +270,12 @@ try {
   }
   say(`busiest operator second: ${maxOp} ${maxQps} queries (budget ${budgets.get(maxOp) ?? '?'}); over budget: ${over.length ? over.join(', ') : 'none'}`);
 
-  // 4. DNS ceilings, with the workers stopped: dnsperf replays each pass's stream through the
+  // 4. The store's ceiling for a rescan's writes (design.md 3), at the workers' scan places.
+  const scanPlaces = args.has('scan-concurrency') ? Number(args.get('scan-concurrency')) : PORTFOLIO_DEFAULTS.scanConcurrency;
+  const storeCeiling = await portfolioStoreCeiling({ db: mongo.db, workers: 2, concurrency: scanPlaces, durationS: DNSPERF_S, intervalS });
+  say(`store ceiling (read + grouped store of an unchanged rescan, 2 x ${scanPlaces} callers): ${round(storeCeiling, 1)} domains/s`);
+
+  // 5. DNS ceilings, with the workers stopped: dnsperf replays each pass's stream through the
   // proxy at that pass's p99 queries in flight; nsd straight, many in flight.
   await phase('dnsperf', false);
   const ceilingFirst = dnsperf(proxyPort, join(dataDir, 'first.txt'), Math.ceil(firstDns.inflightP99), DNSPERF_S);
@@ -241,7 +284,7 @@ try {
   const proxyCeiling = dnsperf(proxyPort, join(dataDir, 'rescan.txt'), 2000, 5);
   say(`dnsperf: first-scan stream ${round(ceilingFirst, 0)} q/s at ${Math.ceil(firstDns.inflightP99)} in flight, rescan stream ${round(ceilingRescan, 0)} q/s at ${Math.ceil(rescanDns.inflightP99)}; nsd alone ${round(nsdCeiling, 0)} q/s (256 in flight); proxy at 2000 in flight ${round(proxyCeiling, 0)} q/s`);
 
-  // 5. The straightforward scanner, through the same proxy.
+  // 6. The straightforward scanner, through the same proxy.
   await phase('naive', false);
   const naive = await naiveScan(`127.0.0.1:${proxyPort}`, domains.map((d) => d.name), NAIVE_PARALLEL, NAIVE_MAX_S);
   say(`straightforward scanner: ${naive.scanned} domains, ${round(naive.domainsPerS, 1)} domains/s, ${round(naive.queriesPerDomain, 1)} queries/domain`);
@@ -271,6 +314,10 @@ try {
       max_qps_per_operator: maxQps,
       operators_over_budget: over.length,
       max_rss_mb: Math.round(maxRss),
+      store_ceiling_domains_per_s: round(storeCeiling, 1),
+      store_efficiency: round(dps / storeCeiling),
+      resolver_qps: resolverQps,
+      first_sweep: FIRST_SWEEP,
       first_scan_domains_per_s: round(firstDps, 1),
       first_scan_queries_per_domain: round(qpdFirst, 1),
       first_scan_dns_ceiling_domains_per_s: round(firstCeiling, 1),
