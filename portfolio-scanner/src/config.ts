@@ -49,10 +49,18 @@ export const portfolioConfigSchema = z.object({
   PORTFOLIO_EXPORT_TTL_S: env.int(PORTFOLIO_DEFAULTS.exportTtlS, 60, 365 * 86_400),
   PORTFOLIO_EXPORT_LINK_TTL_S: env.int(PORTFOLIO_DEFAULTS.exportLinkTtlS, 10, 7 * 86_400),
   PORTFOLIO_EXPORT_PDF_MAX_ROWS: env.int(PORTFOLIO_DEFAULTS.exportPdfMaxRows, 1, 1_000_000),
+  // MCP connector and its OAuth server (docs/portfolio-scanner.md "MCP connector"): the address
+  // clients reach this service at (OAuth issuer, metadata, consent redirects); behind a proxy, its
+  // https address. The consent form is sealed with PORTFOLIO_EXPORT_SIGNING_SECRET (own label).
+  PUBLIC_BASE_URL: env
+    .url(['http:', 'https:'])
+    .default(`http://127.0.0.1:${PORTFOLIO_DEFAULTS.port}`)
+    .transform((v) => v.replace(/\/+$/, '')),
 });
 export type PortfolioConfig = z.infer<typeof portfolioConfigSchema>;
 
 /** Settings refused when NODE_ENV=production. */
 export const portfolioProductionRules: ProductionRules<PortfolioConfig> = {
   PORTFOLIO_EXPORT_SIGNING_SECRET: unsafe.secret('HMAC key of export file links; the same on every API replica'),
+  PUBLIC_BASE_URL: unsafe.loopbackUrl(),
 };

@@ -3,11 +3,12 @@
 // `both` (local use).
 // docs/portfolio-scanner.md "Workers and planner".
 import { runService } from '@dv/runtime';
-import { ApiLimits, mountPortfolioApi } from './api/index.ts';
+import { ApiLimits, mountPortfolioApi, type ApiContext } from './api/index.ts';
 import { portfolioConfigSchema, portfolioProductionRules } from './config.ts';
 import { PORTFOLIO_DEFAULTS } from './defaults.ts';
 import { ExportWorker, exportSettings, resolveExportSecret } from './exports/index.ts';
 import { openGeoFromConfig, type GeoReader } from './geo/index.ts';
+import { connectorOAuth, mountPortfolioConnector } from './mcp/index.ts';
 import { Planner } from './planner/index.ts';
 import { createPoliteScanResolver, type ScanResolverHandle } from './politeness/index.ts';
 import { RegistrationRunner, registrationDeps } from './registration/index.ts';
@@ -32,7 +33,7 @@ await runService({
     const exportKey = resolveExportSecret(config.PORTFOLIO_EXPORT_SIGNING_SECRET, config.NODE_ENV);
     if ('error' in exportKey) throw new Error(exportKey.error);
     if (exportKey.warning) log.warn(exportKey.warning);
-    mountPortfolioApi(app, {
+    const api: ApiContext = {
       db: mongo!.db,
       redis: redis!.redis,
       log,
@@ -43,7 +44,11 @@ await runService({
       },
       lastUsedThrottleMs: PORTFOLIO_DEFAULTS.apiKeyLastUsedThrottleMs,
       exports: { secret: exportKey.secret, linkTtlS: config.PORTFOLIO_EXPORT_LINK_TTL_S, maxPending: PORTFOLIO_DEFAULTS.exportMaxPending },
-    });
+    };
+    // The MCP connector and its OAuth server (src/mcp), before the API's 404 and error handler.
+    const oauth = connectorOAuth({ db: mongo!.db, redis: redis!.redis, log, baseUrl: config.PUBLIC_BASE_URL, sealSecret: exportKey.secret, redisPrefix: config.REDIS_PREFIX });
+    mountPortfolioConnector(app, api, oauth);
+    mountPortfolioApi(app, api);
   },
   start: async ({ config, log, registry, nats, redis, mongo }) => {
     const nc = nats!.nc;

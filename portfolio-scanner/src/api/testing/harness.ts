@@ -6,7 +6,9 @@ import { createAccount, createPortfolioKey, setPortfolioPlan } from '@dv/account
 import { ALL_COLLECTIONS, type PortfolioPlanName } from '@dv/contracts';
 import { connectRedis, createHttpApp, createLogger, createRegistry, ensureCollections, finishHttpApp, type MongoDependency, type RedisDependency } from '@dv/runtime';
 import { isolatedMongo, stackEnv } from '../../../../test/helpers.ts';
+import { connectorOAuth, mountPortfolioConnector } from '../../mcp/index.ts';
 import { mountPortfolioApi } from '../app.ts';
+import type { ApiContext } from '../context.ts';
 import { ApiLimits } from '../limits.ts';
 
 // The portfolio API in-process on the run's real MongoDB and Redis (an own database and Redis
@@ -31,8 +33,8 @@ export interface Harness {
   close: () => Promise<void>;
 }
 
-/** `trustedProxies`: TRUSTED_PROXIES of the app (the tests' loopback client then plays the proxy). */
-export async function startHarness(label: string, opts: { trustedProxies?: string[] } = {}): Promise<Harness> {
+/** `trustedProxies`: TRUSTED_PROXIES of the app (the tests' loopback client then plays the proxy); `connector`: the MCP connector too. */
+export async function startHarness(label: string, opts: { trustedProxies?: string[]; connector?: boolean } = {}): Promise<Harness> {
   const mongo = await isolatedMongo(label);
   await ensureCollections(mongo.db, ALL_COLLECTIONS);
   const log = createLogger('portfolio-api-test', 'silent');
@@ -40,7 +42,12 @@ export async function startHarness(label: string, opts: { trustedProxies?: strin
   const redisPrefix = `t:${label}:${randomBytes(4).toString('hex')}:`;
   const scanRequests: string[][] = [];
   const app = createHttpApp({ registry: createRegistry('portfolio-api-test'), log, dependencies: () => [], isShuttingDown: () => false, trustedProxies: opts.trustedProxies });
-  mountPortfolioApi(app, {
+  // Listening first: the connector's OAuth metadata and redirects name the harness's own address.
+  const server: Server = createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address();
+  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const ctx: ApiContext = {
     db: mongo.db,
     redis: redisDep.redis,
     log,
@@ -51,12 +58,11 @@ export async function startHarness(label: string, opts: { trustedProxies?: strin
     },
     lastUsedThrottleMs: 0,
     exports: { secret: EXPORT_SECRET, linkTtlS: 3600, maxPending: 5 },
-  });
+  };
+  // The MCP connector and its OAuth server, mounted before the API as main.ts mounts them.
+  if (opts.connector) mountPortfolioConnector(app, ctx, connectorOAuth({ db: mongo.db, redis: redisDep.redis, log, baseUrl: url, sealSecret: EXPORT_SECRET, redisPrefix }));
+  mountPortfolioApi(app, ctx);
   finishHttpApp(app, log);
-  const server: Server = createServer(app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const addr = server.address();
-  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   let n = 0;
   return {
     url,
