@@ -1,5 +1,5 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { serveStatelessMcp } from '@dv/runtime/mcp';
 import { problemResponse } from '@dv/runtime';
 import { defineRoute } from '../http/route.ts';
 import { jsonRpcRequests } from '../mcp/batch.ts';
@@ -30,12 +30,6 @@ export const mcpRoute = defineRoute({
   handle: async ({ ctx, input, caller, req, res, signal }) => {
     await ctx.limits.batchCalls(caller.account._id, caller.account.limits, jsonRpcRequests(input.body));
     const server = buildMcpServer({ ctx, caller, signal });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, input.body);
+    await serveStatelessMcp(server, req, res, input.body);
   },
 });

@@ -1,5 +1,5 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { serveStatelessMcp } from '@dv/runtime/mcp';
 import { buildMcpServer } from '../mcp/server.ts';
 import { problemResponse } from '@dv/runtime';
 import { defineRoute } from './route.ts';
@@ -28,12 +28,6 @@ export const mcpRoute = defineRoute({
   },
   handle: async ({ ctx, caller, input, req, res }) => {
     const server = buildMcpServer(ctx, caller);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, input.body);
+    await serveStatelessMcp(server, req, res, input.body);
   },
 });
