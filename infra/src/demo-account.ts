@@ -61,3 +61,35 @@ export async function ensureDemoPortfolioKey(db: Db, accountId: string): Promise
   }
   return (await createPortfolioKey(db, accountId, 'demo-portfolio')).key;
 }
+
+/** The second Enterprise Max account (its own domains: isolation shows over REST and MCP) and an account whose plan has no API access. */
+export const DEMO_PORTFOLIO_OTHER = { name: 'Demo Other', email: 'demo-other@example.com', plan: 'business' } as const;
+export const DEMO_PORTFOLIO_NO_API = { name: 'Demo No API', email: 'demo-noapi@example.com', plan: 'business' } as const;
+export const DEMO_OTHER_PORTFOLIO_DOMAINS = ['greylist.test', 'starttls.test'] as const;
+
+export interface DemoPortfolioKeys {
+  /** svc_live_ key of a second Enterprise Max account. */
+  other: string;
+  /** svc_live_ key of an account on the Business portfolio plan (no API access: 403 everywhere). */
+  noApi: string;
+}
+
+async function freshDemoKey(db: Db, accountId: string, plan: 'enterprise_max' | 'business'): Promise<string> {
+  await setPortfolioPlan(db, accountId, plan);
+  for (const key of await listPortfolioKeys(db, accountId)) {
+    if (key.revoked_at === null && key.name.startsWith('demo-')) await revokePortfolioKey(db, accountId, key.id);
+  }
+  return (await createPortfolioKey(db, accountId, 'demo-portfolio')).key;
+}
+
+/**
+ * The two other portfolio accounts of the demo with fresh keys (shown once, so each start revokes
+ * the previous ones). With the simulated world, the second account monitors domains of its own.
+ */
+export async function ensureDemoPortfolioAccounts(db: Db, opts: { world: boolean; intervalS?: number }): Promise<DemoPortfolioKeys> {
+  const other = (await findAccountByEmail(db, DEMO_PORTFOLIO_OTHER.email)) ?? (await createAccount(db, { ...DEMO_PORTFOLIO_OTHER }));
+  const noApi = (await findAccountByEmail(db, DEMO_PORTFOLIO_NO_API.email)) ?? (await createAccount(db, { ...DEMO_PORTFOLIO_NO_API }));
+  const keys = { other: await freshDemoKey(db, other._id, 'enterprise_max'), noApi: await freshDemoKey(db, noApi._id, 'business') };
+  if (opts.world) await addDomains(db, other._id, DEMO_OTHER_PORTFOLIO_DOMAINS, { intervalS: opts.intervalS ?? Number(process.env.PORTFOLIO_RESCAN_INTERVAL_S ?? PORTFOLIO_DEFAULTS.rescanIntervalS) });
+  return keys;
+}

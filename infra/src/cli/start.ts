@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { getAccount } from '@dv/accounts';
-import { applySchema, DEMO_ACCOUNT, DEMO_PORTFOLIO_DOMAINS, ensureDemoAccount, ensureDemoPortfolio, ensureDemoPortfolioKey } from '../demo-account.ts';
+import { applySchema, DEMO_ACCOUNT, DEMO_PORTFOLIO_DOMAINS, ensureDemoAccount, ensureDemoPortfolio, ensureDemoPortfolioAccounts, ensureDemoPortfolioKey } from '../demo-account.ts';
 import { DEFAULT_PORTS, SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
 import { caBundleFile, ensureLocalCa, loopbackServerCert } from '../local-ca.ts';
 import { localServiceEnv } from '../local-env.ts';
@@ -114,6 +114,7 @@ try {
   }
   const keys = await ensureDemoAccount(db);
   const portfolioKey = await ensureDemoPortfolioKey(db, keys.accountId);
+  const portfolioOthers = await ensureDemoPortfolioAccounts(db, { world: Boolean(world) });
   // The scanner (role both) scans the simulated world's domains; on the real internet nothing is added.
   const portfolioAdded = world ? await ensureDemoPortfolio(db, keys.accountId) : null;
   const credits = (await getAccount(db, keys.accountId)).credits;
@@ -124,7 +125,8 @@ try {
     gateway: url('gateway'),
     lookup: url('lookup'),
     portfolio: url('portfolio-scanner'),
-    keys: { live: keys.live, sandbox: keys.sandbox, portfolio: portfolioKey },
+    portfolio_mcp: `${url('portfolio-scanner')}/mcp`,
+    keys: { live: keys.live, sandbox: keys.sandbox, portfolio: portfolioKey, portfolio_other: portfolioOthers.other, portfolio_no_api: portfolioOthers.noApi },
     inbox: { smtp_relay_url: mailCatcher.url, webhook_url: webhookUrl },
   };
   writeFileSync(join(localDir, 'demo.json'), `${JSON.stringify(summary, null, 2)}\n`);
@@ -137,6 +139,8 @@ try {
   say(`  sandbox key: ${keys.sandbox}`);
   say(`  portfolio key (Enterprise Max): ${portfolioKey}`);
   say(`    curl -H "Authorization: Bearer ${portfolioKey}" ${summary.portfolio}/api/v1/domains/`);
+  say(`  MCP connector: ${summary.portfolio_mcp} (the portfolio key as bearer, or OAuth: paste it on the consent page)`);
+  say(`  portfolio keys of a second Enterprise Max account and of a plan without API access (403): in .local/demo.json`);
   say('');
   say('Try:');
   for (const line of firstCurls(summary, keys, demo, { webhookUrl })) say(`  ${line}`);
