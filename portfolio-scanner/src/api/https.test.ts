@@ -47,6 +47,22 @@ describe('behind a trusted proxy', () => {
     expect(list.body.meta.total_count).toBe(0);
   });
 
+  it('refuses http on the MCP connector and its OAuth endpoints too', async () => {
+    const c = await startHarness('phttps-connector', { trustedProxies: ['127.0.0.1', '::1'], connector: true });
+    try {
+      const fwd = (proto: string) => ({ 'x-forwarded-proto': proto, 'x-forwarded-for': REMOTE });
+      const mcp = await c.call('POST', '/mcp', { key, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { ...fwd('http'), accept: 'application/json, text/event-stream' } });
+      expect(mcp.status).toBe(403);
+      expect(mcp.body).toEqual(errorEnvelope('https_required'));
+      expect((await c.call('GET', '/.well-known/oauth-authorization-server', { headers: fwd('http') })).status).toBe(403);
+      const meta = await c.call('GET', '/.well-known/oauth-authorization-server', { headers: fwd('https') });
+      expect(meta.status).toBe(200);
+      expect(meta.headers.get('strict-transport-security')).toBe(HSTS);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('leaves /healthz, /readyz and /metrics alone (probes speak plain HTTP)', async () => {
     const res = await h.call('GET', '/healthz', { headers: { 'x-forwarded-proto': 'http', 'x-forwarded-for': REMOTE } });
     expect(res.status).toBe(200);

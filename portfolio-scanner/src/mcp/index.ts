@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { mountHttpRoutes } from '@dv/runtime';
 import type { OAuthServer } from '@dv/oauth';
+import { requirePortfolioHttps } from '../api/app.ts';
 import type { ApiContext } from '../api/context.ts';
 import { invalidInput, sendOk } from '../api/envelope.ts';
 import { PortfolioError } from '../api/errors.ts';
@@ -17,6 +18,8 @@ export { MCP_PROMPT_NAMES } from './prompts.ts';
 export { MCP_RESOURCE_URIS } from './resources.ts';
 
 export function mountPortfolioConnector(app: Express, ctx: ApiContext, oauth: OAuthServer): void {
+  // HTTPS only, like the API (it is the same service's surface; spec "Only HTTPS is accepted").
+  requirePortfolioHttps(app);
   oauth.mount(app);
   mountHttpRoutes(app, [mcpRoute], {
     ctx,
