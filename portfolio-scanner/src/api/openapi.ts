@@ -30,7 +30,10 @@ export function buildOpenApiDocument(routes: readonly HttpRoute<ApiContext, ApiC
         `Error codes (closed list): ${codes}. Limits per plan: Enterprise 100/min and 10,000 calls/day, Enterprise Max 500/min and 50,000/day, Enterprise Max Premium 2,000/min and 200,000/day (with the global domain view); ` +
         'per minute per API key, per UTC day per account (calls, not rows); the X-RateLimit-* and X-API-Quota-* headers are on every authenticated response. Plans without API access get 403 `api_access_not_included`. ' +
         'HTTPS only: plain HTTP from another machine gets 403 `https_required` on every path, before the key is checked (behind a TLS-terminating proxy the scheme is read from X-Forwarded-Proto, believed only from the proxies in TRUSTED_PROXIES); ' +
-        'HTTPS answers carry Strict-Transport-Security. Plain HTTP is served only to clients on the same machine (loopback, no forwarding headers), for local use.',
+        'HTTPS answers carry Strict-Transport-Security. Plain HTTP is served only to clients on the same machine (loopback, no forwarding headers), for local use. ' +
+        'MCP connector (not described here as operations): `POST /mcp`, Model Context Protocol over Streamable HTTP (stateless), with a portfolio key or an OAuth 2.1 access token of scope `mcp` ' +
+        '(discovery at /.well-known/oauth-protected-resource/mcp and /.well-known/oauth-authorization-server; dynamic client registration at /oauth/register; the user approves by pasting a portfolio key on /oauth/authorize). ' +
+        'Its tools read the same domains, scans, registration data, changes and summary, add domains and queue CSV exports (nothing destructive), for the caller\'s account only; each JSON-RPC request counts as one call against the same limits.',
     },
     tags: [
       { name: 'domains', description: 'Monitored domains and their data.' },
