@@ -16,7 +16,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { promises as dns } from 'node:dns';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COLLECTIONS } from '@dv/contracts';
+import { COLLECTIONS, STREAMS } from '@dv/contracts';
 import { connectMongo } from '@dv/runtime';
 import { applySchema } from '../../infra/src/demo-account.ts';
 import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
@@ -38,6 +38,7 @@ const CHANGED_FRACTION = 0.01;
 const NAIVE_PARALLEL = 64;
 const NAIVE_MAX_S = 30;
 const DNSPERF_S = 10;
+const DUPLICATE_WINDOW_MS = STREAMS.find((st) => st.name === 'PORTFOLIO')?.duplicateWindowMs ?? 120_000;
 /** The bench's one resolver is the proxy in front of nsd: its budget is what it was measured to carry
  * (a deployment sets PORTFOLIO_DNS_RESOLVER_QPS to what its own recursive resolvers carry). */
 const RESOLVER_QPS = args.has('resolver-qps') ? Number(args.get('resolver-qps')) : null;
@@ -218,7 +219,6 @@ try {
   await startWorkers(86_400);
   const first = await pass('first scan', 1, firstSince);
   const firstDns = await report(join(dataDir, 'first.txt'));
-  const firstEnd = Date.now();
   say(`first scan: ${first.done}/${N} in ${round(first.seconds, 1)} s = ${round(first.done / first.seconds, 1)} domains/s; ${round(firstDns.queries / N, 1)} queries/domain; in flight mean ${round(firstDns.inflightMean, 1)}, p99 ${firstDns.inflightP99}; rcodes ${JSON.stringify(firstDns.rcodes)}`);
   await stopWorkers();
 
@@ -229,18 +229,21 @@ try {
   if (probe) await waitAnswer(nsdServer, probe.name, 'MX', (s) => s.startsWith('mx2.'));
   say(`changed: ${expected.size} fields expected to change (${Math.round(N * CHANGED_FRACTION)} domains), zones reloaded`);
 
-  // 3. Rescan pass. The rescan slot must start after the first pass ended (one store per domain
-  // and slot), so the interval is short and its length is waited out; it is at least the first
-  // pass's duration, capped at 120 s, so that few domains come due a third time while the pass is measured.
-  const intervalS = Math.min(120, Math.max(30, Math.ceil(first.seconds)));
-  const waitMs = firstEnd + intervalS * 1000 - Date.now();
+  // 3. Rescan pass: the first scans are dated one interval back (last_slot, i.e. yesterday's scan),
+  // so today's slot is a new one for every domain, and all are due now. The interval stays the
+  // default (a day): a rescanned domain is due again tomorrow, not during the pass. The messages'
+  // ids (domain:slot) are those of the first pass, so JetStream's duplicate window (2 min) must
+  // have passed since the planner last published.
+  const intervalS = 86_400;
+  const [lastPlanned] = await corpus.find({ planned_at: { $ne: null } }, { projection: { planned_at: 1 } }).sort({ planned_at: -1 }).limit(1).toArray();
+  const waitMs = lastPlanned ? (lastPlanned.planned_at as Date).getTime() + DUPLICATE_WINDOW_MS + 5000 - Date.now() : 0;
   if (waitMs > 0) {
-    say(`waiting ${round(waitMs / 1000, 0)} s so the rescan slot (interval ${intervalS} s) starts after the first pass`);
+    say(`waiting ${round(waitMs / 1000, 0)} s for the first pass's message ids to leave the duplicate window`);
     await sleep(waitMs);
   }
   await phase('rescan', true);
   const rescanSince = new Date();
-  await corpus.updateMany({}, { $set: { next_scan_at: rescanSince } });
+  await corpus.updateMany({}, [{ $set: { last_slot: { $subtract: ['$last_slot', intervalS * 1000] }, planned_slot: null, planned_seq: null, next_scan_at: rescanSince } }]);
   await startWorkers(intervalS);
   const rescan = await pass('rescan', 2, rescanSince);
   const rescanDns = await report(join(dataDir, 'rescan.txt'));

@@ -10,9 +10,9 @@ import { COLLECTIONS, CONSUMERS, portfolioScanMessage, type CorpusDomainDoc, typ
 import type { Logger } from '@dv/runtime';
 import { PoliteResolver } from '../politeness/index.ts';
 import { scanDomain, type ScanDeps } from '../scan/index.ts';
-import { nextDueAt, storeScans, type storeScan } from '../store/index.ts';
+import { nextDueAt, storeScans, type ScanToStore, type storeScan, type StoreScanResult } from '../store/index.ts';
 import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
-import { StoreBatcher } from './store-batcher.ts';
+import { Batcher } from './batcher.ts';
 import { scanMetrics, type ScanMetrics, type ScanOutcomeLabel, type ScanPriority } from './metrics.ts';
 import { isLastDelivery, knownSelectors, retryDelayMs } from './retry.ts';
 import { PORTFOLIO_STREAM, SCAN_SUBJECTS } from './stream.ts';
@@ -36,7 +36,7 @@ export interface ScanWorkerDeps {
   scanDeps: ScanDeps;
   /** Replaced in tests (a scan that fails or hangs); scanDomain otherwise. */
   scanDomain?: typeof scanDomain;
-  /** Replaced in tests (a store followed by a crash); the grouped stores (StoreBatcher) otherwise. */
+  /** Replaced in tests (a store followed by a crash); the grouped stores (Batcher over storeScans) otherwise. */
   storeScan?: typeof storeScan;
   /** Longest a pull request stays open (nats.js minimum 1000). */
   pullExpiresMs?: number;
@@ -60,6 +60,10 @@ function durableFor(subject: string): string {
   return def.durable;
 }
 
+/** What a scan needs to know before it starts: whether it is due, the selectors and name servers found before. */
+const SCAN_START_PROJECTION = { last_slot: 1, watchers: 1, last_full_dkim_at: 1, 'result.dkim_selectors': 1, 'result.ns': 1 } as const;
+type ScanStart = Pick<CorpusDomainDoc, '_id' | 'last_slot' | 'watchers' | 'last_full_dkim_at'> & { result?: Pick<NonNullable<CorpusDomainDoc['result']>, 'dkim_selectors' | 'ns'> | null };
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class ScanWorker {
@@ -78,15 +82,24 @@ export class ScanWorker {
   /** Per consumer, read from the server at start: tests and operators may change them. */
   private readonly maxDeliver: Record<ScanPriority, number> = { priority: -1, rescan: -1 };
   private wake: (() => void) | null = null;
-  private readonly stores: StoreBatcher;
+  /** The corpus documents of scans about to start, read together. */
+  private readonly reads: Batcher<string, ScanStart | null>;
+  /** The scans that finished, stored together. */
+  private readonly stores: Batcher<ScanToStore, StoreScanResult>;
 
   constructor(deps: ScanWorkerDeps) {
     this.d = deps;
     this.m = scanMetrics(deps.registry);
-    this.stores = new StoreBatcher((scans) => storeScans(deps.db, scans, { intervalS: deps.config.PORTFOLIO_RESCAN_INTERVAL_S }), {
-      maxBatch: PORTFOLIO_DEFAULTS.storeBatchMax,
-      maxInFlight: PORTFOLIO_DEFAULTS.storeBatchesInFlight,
-    });
+    const grouping = { maxBatch: PORTFOLIO_DEFAULTS.storeBatchMax, maxInFlight: PORTFOLIO_DEFAULTS.storeBatchesInFlight };
+    this.stores = new Batcher((scans) => storeScans(deps.db, scans, { intervalS: deps.config.PORTFOLIO_RESCAN_INTERVAL_S }), grouping);
+    this.reads = new Batcher(async (domains) => {
+      const docs = await deps.db
+        .collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name)
+        .find({ _id: { $in: [...new Set(domains)] } }, { projection: SCAN_START_PROJECTION })
+        .toArray();
+      const byId = new Map(docs.map((d) => [d._id, d as ScanStart]));
+      return domains.map((d) => byId.get(d) ?? null);
+    }, grouping);
   }
 
   /** Scans in hand. */
@@ -268,7 +281,7 @@ export class ScanWorker {
 
   private async process(job: PortfolioScanMessage): Promise<ScanOutcomeLabel> {
     const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
-    const doc = await corpus.findOne({ _id: job.domain }, { projection: { last_slot: 1, watchers: 1, last_full_dkim_at: 1, 'result.dkim_selectors': 1, 'result.ns': 1 } });
+    const doc = await this.reads.add(job.domain);
     // Nobody watches it any more (removed after the message was sent), or this slot is stored already.
     if (doc === null || doc.watchers <= 0) return 'unchanged_slot';
     if (doc.last_slot !== null && doc.last_slot >= job.slot) return 'unchanged_slot';

@@ -1,13 +1,13 @@
 // The store's own ceiling for what one rescan writes (design.md section 3, "Benchmarks against a
 // slow local store"): the worker's read of the corpus document, then the store of an unchanged
-// result for a new slot, grouped as the worker groups them (StoreBatcher over storeScans, its
+// result for a new slot, grouped as the worker groups them (Batcher over storeScans, its
 // defaults; one batcher per worker). No DNS, no NATS: a closed loop of `concurrency` callers per
 // worker, as the scan places are, for `durationS`.
 import type { Db } from 'mongodb';
 import { COLLECTIONS, scanObservation, type CorpusDomainDoc, type ScanOutcome } from '@dv/contracts';
 import { PORTFOLIO_DEFAULTS } from '../../../portfolio-scanner/src/defaults.ts';
-import { storeScans } from '../../../portfolio-scanner/src/store/index.ts';
-import { StoreBatcher } from '../../../portfolio-scanner/src/worker/store-batcher.ts';
+import { storeScans, type ScanToStore, type StoreScanResult } from '../../../portfolio-scanner/src/store/index.ts';
+import { Batcher } from '../../../portfolio-scanner/src/worker/batcher.ts';
 
 export interface StoreCeilingOptions {
   db: Db;
@@ -32,9 +32,9 @@ export async function portfolioStoreCeiling(o: StoreCeilingOptions): Promise<num
   const end = performance.now() + o.durationS * 1000;
   const batchers = Array.from(
     { length: o.workers },
-    () => new StoreBatcher((scans) => storeScans(o.db, scans, { intervalS: o.intervalS }), { maxBatch: PORTFOLIO_DEFAULTS.storeBatchMax, maxInFlight: PORTFOLIO_DEFAULTS.storeBatchesInFlight }),
+    () => new Batcher((scans: readonly ScanToStore[]) => storeScans(o.db, scans, { intervalS: o.intervalS }), { maxBatch: PORTFOLIO_DEFAULTS.storeBatchMax, maxInFlight: PORTFOLIO_DEFAULTS.storeBatchesInFlight }),
   );
-  const caller = async (batcher: StoreBatcher) => {
+  const caller = async (batcher: Batcher<ScanToStore, StoreScanResult>) => {
     while (performance.now() < end) {
       const k = next++;
       const doc = docs[k % docs.length]!;

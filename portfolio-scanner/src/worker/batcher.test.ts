@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ScanOutcome } from '@dv/contracts';
 import type { ScanToStore, StoreScanResult } from '../store/index.ts';
-import { StoreBatcher } from './store-batcher.ts';
+import { Batcher } from './batcher.ts';
 
 const scan = (domain: string): ScanToStore => ({ domain, slot: 1, outcome: {} as ScanOutcome });
 
@@ -26,10 +26,10 @@ function scripted(failOn?: string) {
   return { store, groups, openAll };
 }
 
-describe('StoreBatcher', () => {
+describe('Batcher (grouped stores)', () => {
   it('stores at once while fewer than maxInFlight run; what finishes meanwhile leaves together, at most maxBatch', async () => {
     const { store, groups, openAll } = scripted();
-    const b = new StoreBatcher(store, { maxBatch: 3, maxInFlight: 2 });
+    const b = new Batcher(store, { maxBatch: 3, maxInFlight: 2 });
     const all = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((d) => b.add(scan(d)));
     // a and b left alone, at once; c..g wait for a place.
     expect(groups).toEqual([['a'], ['b']]);
@@ -40,7 +40,7 @@ describe('StoreBatcher', () => {
 
   it('a failing group is stored one by one: only the failing scan is rejected', async () => {
     const { store, groups, openAll } = scripted('bad');
-    const b = new StoreBatcher(store, { maxBatch: 10, maxInFlight: 1 });
+    const b = new Batcher(store, { maxBatch: 10, maxInFlight: 1 });
     const first = b.add(scan('x'));
     const rest = ['y', 'bad', 'z'].map((d) => b.add(scan(d)).then((r) => r.stored, (e: Error) => e.message));
     await openAll();
