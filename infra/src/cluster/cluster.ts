@@ -19,8 +19,6 @@ const INFRA_PORTS = { nats: 4222, redis: 6379, mongodb: 27017 } as const;
 export interface ClusterOptions extends TopologyOptions {
   /** The simulated internet; its MX hosts' addresses must come from `internetAddress()`. */
   world: WorldInput;
-  /** The scheduler's per-(provider, source IP) session limit the world's per-IP figures are judged by. */
-  perIpSessionLimit?: number;
   dataDir?: string;
   log?: (msg: string) => void;
   /** Environment for every service (e.g. the greylist ladder scale of a test). */
@@ -56,10 +54,10 @@ interface Agent {
   exited: Promise<void>;
 }
 
-async function startWorldAgent(t: Topology, file: string, limit: number, logDir: string): Promise<{ agent: Agent; env: Record<string, string> }> {
+async function startWorldAgent(t: Topology, file: string, logDir: string): Promise<{ agent: Agent; env: Record<string, string> }> {
   const net = hostsOf(t, 'internet')[0]!;
   const [ip, ...ipArgs] = inHost(t, net.name);
-  const child = spawn(ip!, [...ipArgs, process.execPath, join(REPO_ROOT, 'infra/src/cluster/world-agent.ts'), file, net.addresses[0]!, String(limit)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(ip!, [...ipArgs, process.execPath, join(REPO_ROOT, 'infra/src/cluster/world-agent.ts'), file, net.addresses[0]!], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let errTail = '';
   child.stderr!.on('data', (d: Buffer) => (errTail = (errTail + d.toString()).slice(-2_000)));
@@ -112,7 +110,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     stack = await startStack({ dataDir: join(dataDir, 'stack'), log, placement: { host: infra.addresses[0]!, wrap: inHost(t, infra.name), ports: INFRA_PORTS, winePrefix: join(DEFAULT_CACHE_DIR, 'wine-cluster') } });
     const worldFile = join(dataDir, 'world.json');
     writeFileSync(worldFile, JSON.stringify(opts.world));
-    const started = await startWorldAgent(t, worldFile, opts.perIpSessionLimit ?? 5, logDir);
+    const started = await startWorldAgent(t, worldFile, logDir);
     agent = started.agent;
     const base: Record<string, string> = { ...stack.env, ...started.env, ...stackSecretsEnv(stack.dataDir), LOG_LEVEL: 'warn', PROBE_ALLOW_PRIVATE_MX: 'true', ...opts.env };
     const run = async (host: HostSpec, name: ServiceName, own: Record<string, string> = {}): Promise<void> => {

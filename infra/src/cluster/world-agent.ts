@@ -1,35 +1,45 @@
 // The simulated internet on the cluster's internet host: DNS on :53 and RDAP on :8053 of the host's
 // address, every MX host on :25 of its own address, and a small control server (:8099) through which
-// the operator reads what the MX hosts saw per source address.
-//   node infra/src/cluster/world-agent.ts <world.json> <host address> <per-IP session limit>
+// the operator reads what the MX hosts saw per source address. Politeness limits hold per
+// (provider, source IP), and a provider may run many MX hosts (every Microsoft 365 tenant has its
+// own): sessions are judged per provider of the provider table, against its concurrency limit.
+//   node infra/src/cluster/world-agent.ts <world.json> <host address>
 // Prints one JSON line {"ready":true,…} once everything listens.
 import http from 'node:http';
+import { providerForMx } from '@dv/verdict';
 import { loadWorld, startWorld } from '../world/index.ts';
+import type { SmtpSessionLog } from '../world/index.ts';
 import { perIpFigures } from './per-ip.ts';
 import { WORLD_PORTS } from './topology.ts';
 
-const [path, host, limitArg] = process.argv.slice(2);
+const [path, host] = process.argv.slice(2);
 if (!path || !host) {
-  process.stderr.write('usage: world-agent.ts <world.json> <host address> [per-IP session limit]\n');
+  process.stderr.write('usage: world-agent.ts <world.json> <host address>\n');
   process.exit(2);
 }
-const perIpLimit = Number(limitArg ?? 5);
 const world = await startWorld(loadWorld(path), { host, dnsPort: WORLD_PORTS.dns, smtpPort: WORLD_PORTS.smtp, rdapPort: WORLD_PORTS.rdap });
 
 function stats(): unknown {
+  const byProvider = new Map<string, { limit: number; spans: SmtpSessionLog[] }>();
   let sessions = 0;
+  for (const h of world.hosts.values()) {
+    const provider = providerForMx(h.name);
+    const entry = byProvider.get(provider.id) ?? { limit: provider.politeness.maxConcurrentSessions, spans: [] };
+    entry.spans.push(...h.sessions);
+    byProvider.set(provider.id, entry);
+    sessions += h.sessionsTotal;
+  }
   let violations = 0;
   const bySource: Record<string, number> = {};
-  const hosts = [...world.hosts.values()].map((h) => {
-    const perIp = perIpFigures(h.sessions, perIpLimit);
+  const providers = [...byProvider].map(([id, { limit, spans }]) => {
+    const perIp = perIpFigures(spans, limit);
     for (const [ip, f] of Object.entries(perIp)) {
       violations += f.violations;
       bySource[ip] = (bySource[ip] ?? 0) + f.sessions;
     }
-    sessions += h.sessionsTotal;
-    return { name: h.name, ip: h.ip, sessions: h.sessionsTotal, open: h.sessionsCurrent, per_ip: perIp };
+    return { provider: id, limit, sessions: spans.length, per_ip: perIp };
   });
-  return { sessions, violations, per_ip_limit: perIpLimit, sessions_by_source: bySource, hosts };
+  return { sessions, violations, sessions_by_source: bySource, providers };
 }
 
 const control = http.createServer((req, res) => {

@@ -13,6 +13,13 @@ export interface ListWorldOptions {
   catchAllShare?: number;
   greylistShare?: number;
   greylistSeconds?: number;
+  /**
+   * Share of domains hosted by large providers (MX names the provider table knows, so the
+   * scheduler applies their politeness): Google (one MX host for all its domains, 5 sessions per
+   * source address) and Microsoft 365 (one tenant MX host per domain, 2 sessions and 3 RCPTs per
+   * source address). The rest run their own MX host. Default: none.
+   */
+  providers?: { google: number; microsoft: number };
 }
 
 export interface ListWorld {
@@ -42,19 +49,32 @@ export function listWorld(opts: ListWorldOptions): ListWorld {
   const hosts: SmtpHostSpecInput[] = [];
   const emails: string[] = [];
   const existing = new Set<string>();
+  // Google's one MX host serves every Google domain; index 0 is its address.
+  const google: SmtpHostSpecInput = { name: 'aspmx.l.google.com', ip: internetAddress(0), mailboxes: [] };
   for (let i = 0; i < opts.domains; i++) {
     const r = rand();
     const catchAll = r < (opts.catchAllShare ?? 0.1);
     const greylist = !catchAll && r < (opts.catchAllShare ?? 0.1) + (opts.greylistShare ?? 0.05);
+    const p = rand();
+    const provider = !opts.providers ? 'own' : p < opts.providers.google ? 'google' : p < opts.providers.google + opts.providers.microsoft ? 'microsoft' : 'own';
     const name = `c${i}.test`;
-    const mx = `mx.${name}`;
-    const ip = internetAddress(i);
     const local = Array.from({ length: sizes[i]! }, (_, k) => `u${k}@${name}`);
     const mailboxes = local.filter((_, k) => k % 10 < 7);
     for (const m of mailboxes) existing.add(m);
     emails.push(...local);
+    if (provider === 'google') {
+      records.push({ name, type: 'MX', priority: 10, exchange: google.name });
+      google.mailboxes!.push(...mailboxes);
+      continue;
+    }
+    const mx = provider === 'microsoft' ? `c${i}-test.mail.protection.outlook.com` : `mx.${name}`;
+    const ip = internetAddress(i + 1);
     records.push({ name, type: 'MX', priority: 10, exchange: mx }, { name: mx, type: 'A', address: ip });
     hosts.push({ name: mx, ip, mailboxes, behaviour: { ...(catchAll ? { catchAll: true } : {}), ...(greylist ? { greylistSeconds: opts.greylistSeconds ?? 1 } : {}) } });
+  }
+  if (google.mailboxes!.length > 0) {
+    records.push({ name: google.name, type: 'A', address: google.ip });
+    hosts.push(google);
   }
   for (let i = emails.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));

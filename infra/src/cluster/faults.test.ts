@@ -1,0 +1,137 @@
+// Issue 15's fault scenarios on the namespaced cluster (2 gateways, 2 schedulers, 3 probe hosts with
+// 2 source addresses each, NATS/Redis/MongoDB on their own host, the simulated internet on another).
+// One cluster for the file; each scenario posts its own list and breaks something mid-job. Needs
+// root and iproute2 (CI and these machines have both); `npm run cluster -- down` removes leftovers.
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECTIONS } from '@dv/contracts';
+import { startCluster, type Cluster } from './cluster.ts';
+import { CLUSTER_DB, clusterCustomer, storedJobFigures, submitList, waitJob, worldStats, type ClusterCustomer, type JobView } from './jobs.ts';
+import { listWorld } from './worlds.ts';
+
+const CREDITS = 1_000_000;
+let cluster: Cluster;
+let customer: ClusterCustomer;
+let seed = 1;
+
+beforeAll(async () => {
+  // One world for every scenario: each list uses fresh local parts (seeded), so no result is cached.
+  const lw = listWorld({ addresses: 4_000, domains: 40, latencyMs: 20 });
+  cluster = await startCluster({
+    world: lw.world,
+    // A lost session is noticed within seconds here, not the production minute, so a test is short.
+    env: { GREYLIST_LADDER_SCALE: String(2 / 300), PROBE_SESSION_TIMEOUT_MS: '8000', PROBE_REQUEST_MARGIN_MS: '2000', PROBE_NODE_GONE_MS: '5000' },
+  });
+  customer = await clusterCustomer(cluster, CREDITS);
+}, 300_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+}, 120_000);
+
+/** A list of `n` addresses of the cluster world's domains, different from every earlier list. */
+function freshList(n: number): string[] {
+  const lw = listWorld({ addresses: 4_000, domains: 40, seed: seed++ });
+  return lw.emails.slice(0, n).map((e) => e.replace(/^u/, `s${seed}u`));
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function progress(jobId: string): Promise<JobView> {
+  const res = await fetch(`${cluster.gateways[0]}/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${customer.key}` } });
+  return (await res.json()) as JobView;
+}
+
+async function accountCredits(): Promise<{ credits: number; charged: number; refunded: number }> {
+  const client = new MongoClient(cluster.env.MONGODB_URL!);
+  try {
+    const db = client.db(CLUSTER_DB);
+    const account = await db.collection(COLLECTIONS.accounts.name).findOne({ _id: customer.accountId } as never);
+    const jobs = await db.collection(COLLECTIONS.jobs.name).find({ account_id: customer.accountId }).toArray();
+    return { credits: account!.credits as number, charged: jobs.reduce((a, j) => a + (j.credits_charged as number), 0), refunded: jobs.reduce((a, j) => a + (j.credits_refunded as number), 0) };
+  } finally {
+    await client.close();
+  }
+}
+
+async function expectWhole(jobId: string): Promise<void> {
+  const stored = await storedJobFigures(cluster, jobId);
+  expect(stored.lost).toBe(0);
+  expect(stored.duplicates).toBe(0);
+  expect(stored.done).toBe(stored.total);
+  // Every movement of credits once: the balance is what the jobs' charges and refunds say.
+  const c = await accountCredits();
+  expect(c.credits).toBe(CREDITS - c.charged + c.refunded);
+}
+
+describe('the cluster under failure', () => {
+  it('a probe host cut off mid-job: its sessions go elsewhere, nothing lost or duplicated', async () => {
+    const job = await submitList(cluster.gateways[0]!, customer, freshList(1_500));
+    // probe2 must be carrying sessions when its link goes.
+    await until(async () => ((await worldStats(cluster)).sessions_by_source['198.18.0.42'] ?? 0) > 0 && (await progress(job.job_id)).done > 100, 120_000, 'probe2 at work');
+    cluster.setLink('probe2', false);
+    try {
+      const done = await waitJob(cluster.gateways, customer, job.job_id, 240_000);
+      expect(done.status).toBe('completed');
+    } finally {
+      cluster.setLink('probe2', true);
+    }
+    await expectWhole(job.job_id);
+  }, 400_000);
+
+  it('NATS restarted, then MongoDB restarted, each mid-job: the job completes, nothing stored or charged twice', async () => {
+    const job = await submitList(cluster.gateways[1]!, customer, freshList(1_500));
+    await until(async () => (await progress(job.job_id)).done > 200, 120_000, 'a fifth of the job');
+    await cluster.stack.servers.nats!.stop();
+    await new Promise((r) => setTimeout(r, 2_000));
+    await cluster.stack.servers.nats!.start();
+    await until(async () => (await progress(job.job_id)).done > 700, 180_000, 'half of the job');
+    await cluster.stack.servers.mongodb!.stop();
+    await new Promise((r) => setTimeout(r, 2_000));
+    await cluster.stack.servers.mongodb!.start();
+    const done = await waitJob(cluster.gateways, customer, job.job_id, 300_000);
+    expect(done.status).toBe('completed');
+    await expectWhole(job.job_id);
+  }, 700_000);
+
+  it('Redis restarted mid-job: no MX host sees more sessions from one source address than its limit', async () => {
+    await fetch(`${cluster.worldControl}/reset`, { method: 'POST' });
+    const job = await submitList(cluster.gateways[0]!, customer, freshList(2_000));
+    await until(async () => (await progress(job.job_id)).done > 300, 120_000, 'the job under way');
+    await cluster.stack.servers.redis!.stop();
+    await new Promise((r) => setTimeout(r, 1_000));
+    await cluster.stack.servers.redis!.start();
+    const done = await waitJob(cluster.gateways, customer, job.job_id, 300_000);
+    expect(done.status).toBe('completed');
+    expect((await worldStats(cluster)).violations).toBe(0);
+    await expectWhole(job.job_id);
+  }, 500_000);
+
+  it('a scheduler host and a gateway host killed mid-job: the other pair finishes, one job.completed event', async () => {
+    const job = await submitList(cluster.gateways[1]!, customer, freshList(1_500));
+    await until(async () => (await progress(job.job_id)).done > 200, 120_000, 'the job under way');
+    // Long-polls open on the gateway about to die: each must fail, not hang, so the client moves on.
+    const polls = Array.from({ length: 3 }, () =>
+      fetch(`${cluster.gateways[1]}/v1/jobs/${job.job_id}?wait=50`, { headers: { authorization: `Bearer ${customer.key}` }, signal: AbortSignal.timeout(60_000) }).then(
+        (r) => `status ${r.status}`,
+        (err: Error) => `failed: ${err.name}`,
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(cluster.killHost('sched2')).toBeGreaterThan(0);
+    expect(cluster.killHost('gw2')).toBeGreaterThan(0);
+    for (const outcome of await Promise.all(polls)) expect(outcome).toMatch(/^failed/);
+    const done = await waitJob([cluster.gateways[0]!], customer, job.job_id, 300_000);
+    expect(done.status).toBe('completed');
+    await expectWhole(job.job_id);
+    const events = (await (await fetch(`${cluster.gateways[0]}/v1/events?after=0&limit=100`, { headers: { authorization: `Bearer ${customer.key}` } })).json()) as { events: { job_id: string }[] };
+    expect(events.events.filter((e) => e.job_id === job.job_id)).toHaveLength(1);
+  }, 500_000);
+});
