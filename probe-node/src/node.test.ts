@@ -83,13 +83,17 @@ describe('ProbeNode in process', () => {
   });
 
   it('answers busy at once beyond capacity, and serves again when a slot frees', async () => {
-    const slow = (i: number) => ask(nodeId, request('tarpit.test', ['mx.tarpit.test'], [`u${i}@tarpit.test`], { timeouts: { sessionMs: 2_000 } }));
+    // 1 s per reply and a 5 s deadline: both stay in flight well past the busy answer, even on a slow machine.
+    const slow = (i: number) => ask(nodeId, request('tarpit.test', ['mx.tarpit.test'], [`u${i}@tarpit.test`], { timeouts: { sessionMs: 5_000 } }));
     const held = [slow(1), slow(2)];
+    let heldSettled = 0;
+    for (const h of held) void h.then(() => heldSettled++, () => heldSettled++);
     await until(() => node.inFlight === 2, 5_000);
-    const t = Date.now();
     const busy = await ask(nodeId, request('acme.test', ['mx1.acme.test'], ['alice@acme.test']));
     expect(busy).toMatchObject({ outcome: 'busy', results: [] });
-    expect(Date.now() - t).toBeLessThan(1_000);
+    // "At once" as an order: the busy answer came while both held sessions were still running.
+    expect(heldSettled).toBe(0);
+    expect(node.inFlight).toBe(2);
     await until(() => hb.beats.some((b) => b.in_flight === 2 && b.capacity === 2), 5_000);
     expect((await Promise.all(held)).map((r) => r.outcome)).toEqual(['timeout', 'timeout']);
     expect((await ask(nodeId, request('acme.test', ['mx1.acme.test'], ['alice@acme.test']))).outcome).toBe('completed');
@@ -149,9 +153,11 @@ describe('the probe-node process', () => {
     const reply = await ask(nodeId, request('fallback.test', ['mx1.fallback.test', 'mx2.fallback.test'], ['user@fallback.test']));
     expect(reply).toMatchObject({ node_id: nodeId, outcome: 'completed', mx_used: 'mx2.fallback.test' });
     await until(() => hb.beats.length >= 3, 8_000);
-    const gaps = hb.beats.slice(1).map((b, i) => b.receivedAt - hb.beats[i]!.receivedAt);
-    for (const gap of gaps) expect(gap).toBeGreaterThan(1_200);
-    for (const gap of gaps) expect(gap).toBeLessThan(3_500);
+    // By the node's own send times (`at`), in order and never sooner than the 2 s interval; how late
+    // they arrive depends on the machine's load, so arrival times are not asserted.
+    const sent = hb.beats.map((b) => Date.parse(b.at));
+    const gaps = sent.slice(1).map((t, i) => t - sent[i]!);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(1_990);
     expect(hb.beats.at(-1)).toMatchObject({ capacity: 7, in_flight: 0 });
   }, 20_000);
 

@@ -116,18 +116,27 @@ describe('a session against each scripted behaviour', () => {
   });
 
   it('tarpit.test: a greeting slower than the greeting timeout ends the session as timeout', async () => {
-    const t = Date.now();
+    const host = world.hosts.get('mx.tarpit.test')!;
+    const before = host.sessions.length;
     const run = await probe(request('tarpit.test', ['mx.tarpit.test'], ['user@tarpit.test'], { timeouts: { greetingMs: 300 } }));
     expect(run.reply.outcome).toBe('timeout');
     expect(run.reply.detail).toMatch(/greeting/);
-    expect(Date.now() - t).toBeLessThan(900);
+    // Order, not milliseconds: the probe hung up before the host (1 s per reply) ever greeted it.
+    const seen = host.sessions.slice(before);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.replies).toEqual([]);
+    expect(seen[0]!.commands).toEqual([]);
   });
 
   it('tarpit.test: the session deadline bounds a slow dialogue whose every reply is within the command timeout', async () => {
     const run = await probe(request('tarpit.test', ['mx.tarpit.test'], ['user@tarpit.test'], { timeouts: { greetingMs: 5_000, commandMs: 5_000, sessionMs: 1_500 } }));
     expect(run.reply.outcome).toBe('timeout');
     expect(run.reply.detail).toMatch(/session time limit/);
-    expect(run.reply.duration_ms).toBeLessThan(2_500);
+    // Cut mid-dialogue: every reply came within the 5 s command timeout, yet the session never
+    // reached RCPT (it would, 1 s per reply, without the 1.5 s deadline).
+    const seen = world.hosts.get('mx.tarpit.test')!.sessions.at(-1)!;
+    expect(verbs(seen.commands)).not.toContain('RCPT');
+    expect(run.reply.results.every((r) => r.reply === null)).toBe(true);
   });
 
   it('drop.test: a reset at RCPT ends the session as dropped', async () => {
