@@ -23,24 +23,8 @@ function withBearerChallenge(err: unknown, base: string, path: string): unknown 
 }
 
 /** The address the per-address limiter counts: req.ip, which honours the `trust proxy` setting. */
-export function clientAddress(req: Request): string {
+function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
-
-/**
- * Meters one credential attempt from the request's address (the OAuth endpoints, which look keys
- * and codes up themselves). Over the limit: sets Retry-After and returns the seconds to wait, for
- * the caller to answer in its own surface's shape; else null.
- */
-export async function meterAuthAttempt(ctx: GatewayContext, req: Request, res: Response): Promise<number | null> {
-  try {
-    await ctx.auth.attempts.attempt(clientAddress(req));
-    return null;
-  } catch (err) {
-    if (!(err instanceof TooManyAuthAttempts)) throw err;
-    res.setHeader('Retry-After', String(err.retryAfterSeconds));
-    return err.retryAfterSeconds;
-  }
 }
 
 /** Too many credential lookups from one address: the usual 429 problem, with Retry-After. */

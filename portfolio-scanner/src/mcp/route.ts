@@ -1,5 +1,5 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { serveStatelessMcp } from '@dv/runtime/mcp';
 import { okSchema } from '../api/envelope.ts';
 import { errorResponse, PortfolioError } from '../api/errors.ts';
 import { defineRoute } from '../api/route.ts';
@@ -28,12 +28,6 @@ export const mcpRoute = defineRoute({
   handle: async ({ ctx, caller, input, req, res }) => {
     if (Array.isArray(input.body)) throw new PortfolioError('invalid_request', 'Send one JSON-RPC message per request; batches are not accepted (each message is one call against your limits).');
     const server = buildPortfolioMcpServer({ ctx, caller, req });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, input.body);
+    await serveStatelessMcp(server, req, res, input.body);
   },
 });
