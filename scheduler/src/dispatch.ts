@@ -16,6 +16,7 @@ import { providerLabel } from './metrics.ts';
 import { downForEveryIp, downForIp, mxDownMarks, type MxHealth } from './mx-health.ts';
 import { parkItems, type Park } from './park.ts';
 import { poisonResult } from './poison.ts';
+import { LocalFacts } from './local-facts.ts';
 import { limitsFor, type GateResult, type Politeness } from './politeness.ts';
 
 export interface DispatcherDeps extends LiveDeps {
@@ -27,8 +28,10 @@ export interface DispatcherDeps extends LiveDeps {
   onCatchAll: (domain: string) => void;
   /** The provider's learned error budget per connection (cut.ts), null when none. */
   errorBudget: (provider: string) => Promise<number | null>;
-  /** A harvest defence's cut taught this budget (already stored in Redis). */
-  onErrorBudget: (provider: string, n: number) => void;
+  /** A harvest defence's cut taught this budget; `heldMs` > 0 when Redis could not take it and this replica must keep it that long. */
+  onErrorBudget: (provider: string, n: number, heldMs: number) => void;
+  /** A 452 4.5.3 taught this RCPT limit; `heldMs` > 0 when Redis could not take it and this replica must keep it that long. */
+  onLearnedRcpts: (provider: string, n: number, heldMs: number) => void;
 }
 
 interface SessionBatch {
@@ -41,6 +44,10 @@ interface SessionBatch {
 const CONCURRENCY_POLL_MS = 100;
 const NO_NODE_POLL_MS = 500;
 const BUSY_SUSPECT_MS = 1_000;
+/** A gate that Redis could not answer is asked again after this (the batch stays held meanwhile). */
+const REDIS_ERROR_POLL_MS = 1_000;
+/** How long a learned RCPT limit or error budget lives (as in Redis, politeness.ts). */
+const LEARNED_RCPTS_MS = 86_400_000;
 
 export class Dispatcher {
   sessionsInFlight = 0;
@@ -52,6 +59,8 @@ export class Dispatcher {
   private stopping = false;
   /** (provider, IP) pairs this replica paused: their throttle streak is cleared after a clean session. */
   private readonly throttled = new Set<string>();
+  /** Pauses, blocks and learned limits Redis could not take (local-facts.ts). */
+  readonly facts = new LocalFacts({ retryMs: REDIS_ERROR_POLL_MS });
 
   constructor(deps: DispatcherDeps) {
     this.d = deps;
@@ -125,7 +134,12 @@ export class Dispatcher {
       let got: { c: Candidate; leaseId: string } | null = null;
       let best: Extract<GateResult, { ok: false }> | null = null;
       for (const c of cands) {
-        const r = await this.d.politeness.acquire(provider.id, c.ipKey, limits);
+        // A pause or block this replica holds because Redis could not take it closes the gate
+        // here first; a gate Redis cannot answer is a short wait, the items stay held.
+        const local = this.facts.gate(provider.id, c.ipKey);
+        const r: GateResult = local
+          ? { ok: false, ...local }
+          : await this.d.politeness.acquire(provider.id, c.ipKey, limits).catch((): GateResult => ({ ok: false, reason: 'unavailable', waitMs: REDIS_ERROR_POLL_MS }));
         if (r.ok) {
           got = { c, leaseId: r.leaseId };
           break;
@@ -244,8 +258,13 @@ export class Dispatcher {
     const budget = errorBudgetFrom(reply);
     if (budget !== null) {
       // Before the addresses it left go back to their batch, so they are sized by it.
-      const kept = await pol.learnErrorBudget(provider.id, budget).catch(() => budget);
-      this.d.onErrorBudget(provider.id, kept);
+      let heldMs = 0;
+      const kept = await pol.learnErrorBudget(provider.id, budget).catch((err: unknown) => {
+        heldMs = LEARNED_RCPTS_MS;
+        this.holdLocally('errors', provider.id, '', heldMs, null, () => pol.learnErrorBudget(provider.id, budget), err);
+        return budget;
+      });
+      this.d.onErrorBudget(provider.id, kept, heldMs);
       this.d.metrics.redispatches.inc({ reason: 'error_limit' });
       this.d.log.info({ provider: provider.id, mx: reply.mx_used, errors: budget, budget: kept }, 'harvest defence cut the session: error budget learned; unanswered addresses sent again');
     }
@@ -302,7 +321,7 @@ export class Dispatcher {
           if (!paused) {
             paused = true;
             this.throttled.add(`${provider.id}|${c.ipKey}`);
-            const ms = await pol.pause(provider.id, c.ipKey, cfg.PROVIDER_PAUSE_INITIAL_MS, cfg.PROVIDER_PAUSE_MAX_MS);
+            const ms = await this.recordPause(provider.id, c.ipKey);
             this.d.metrics.providerPauses.inc({ provider: label });
             this.d.log.info({ provider: provider.id, ip: c.ipKey, pauseMs: ms }, 'throttled: provider paused for this IP');
           }
@@ -311,14 +330,22 @@ export class Dispatcher {
         case 'move_ip':
           if (!blocked) {
             blocked = true;
-            await pol.block(provider.id, c.ipKey, cfg.IP_BLOCK_MS);
+            await pol.block(provider.id, c.ipKey, cfg.IP_BLOCK_MS).catch((err: unknown) => {
+              this.holdLocally('block', provider.id, c.ipKey, cfg.IP_BLOCK_MS, 'blocked', (left) => pol.block(provider.id, c.ipKey, left), err);
+            });
             this.d.metrics.ipBlocks.inc({ provider: label });
             this.d.log.warn({ provider: provider.id, ip: c.ipKey }, 'policy block: IP marked blocked for this provider; moving the work');
           }
           this.d.requeue(v, null);
           break;
         case 'fewer_rcpts':
-          await pol.learnRcpts(provider.id, dec.maxRcpts);
+          await pol.learnRcpts(provider.id, dec.maxRcpts).then(
+            () => this.d.onLearnedRcpts(provider.id, dec.maxRcpts, 0),
+            (err: unknown) => {
+              this.d.onLearnedRcpts(provider.id, dec.maxRcpts, LEARNED_RCPTS_MS);
+              this.holdLocally('rcpts', provider.id, '', LEARNED_RCPTS_MS, null, () => pol.learnRcpts(provider.id, dec.maxRcpts), err);
+            },
+          );
           this.d.requeue(v, batch.preferIp);
           break;
       }
@@ -346,8 +373,29 @@ export class Dispatcher {
   /** Whether another (node, IP) not blocked by this provider exists, so a policy block can move the work. */
   private async otherIpAvailable(providerId: string, ipKey: string): Promise<boolean> {
     const others = rankCandidates(this.d.fleet.alive().map((n) => ({ ...n, suspectUntilMs: 0, assigned: 0, reportedInFlight: 0 })), providerId, Date.now()).filter((c) => c.ipKey !== ipKey);
-    for (const o of others) if (!(await this.d.politeness.isBlocked(providerId, o.ipKey))) return true;
+    for (const o of others) {
+      if (this.facts.gate(providerId, o.ipKey)?.reason === 'blocked') continue;
+      // Redis cannot say: the IP may be fine, so the work moves rather than ending provider_blocked.
+      if (!(await this.d.politeness.isBlocked(providerId, o.ipKey).catch(() => false))) return true;
+    }
     return false;
+  }
+
+  /** Pauses (provider, IP) after a throttle, in Redis or, when Redis errs, here (first pause length: the streak is in Redis). */
+  private async recordPause(provider: string, ipKey: string): Promise<number> {
+    const cfg = this.d.config;
+    const pol = this.d.politeness;
+    try {
+      return await pol.pause(provider, ipKey, cfg.PROVIDER_PAUSE_INITIAL_MS, cfg.PROVIDER_PAUSE_MAX_MS);
+    } catch (err) {
+      this.holdLocally('pause', provider, ipKey, cfg.PROVIDER_PAUSE_INITIAL_MS, 'paused', (left) => pol.setPause(provider, ipKey, left), err);
+      return cfg.PROVIDER_PAUSE_INITIAL_MS;
+    }
+  }
+
+  private holdLocally(kind: string, provider: string, ipKey: string, ms: number, gate: 'paused' | 'blocked' | null, write: (msLeft: number) => Promise<unknown>, err: unknown): void {
+    this.facts.hold(kind, provider, ipKey, ms, gate, write);
+    this.d.log.warn({ err: (err as Error).message, kind, provider, ip: ipKey, ms }, 'Redis could not take a decision: held by this replica and written again until it does');
   }
 
   private async request(nodeId: string, req: ProbeSessionRequest, timeoutMs: number): Promise<ProbeSessionReply> {
@@ -392,6 +440,7 @@ export class Dispatcher {
 
   async stop(budgetMs: number): Promise<void> {
     this.stopping = true;
+    this.facts.stop();
     this.wake();
     await Promise.race([Promise.allSettled([...this.tasks]), new Promise((r) => setTimeout(r, budgetMs))]);
   }

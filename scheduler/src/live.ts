@@ -62,7 +62,9 @@ export class LivePath {
       onCatchAll: (domain) => this.catchAll.set(domain, true, deps.config.CATCH_ALL_MEMORY_MS),
       errorBudget: (provider) => this.errorBudget(provider),
       // This replica sizes the next batches by it at once, not after the memo's next read.
-      onErrorBudget: (provider, n) => this.learnedErrors.set(provider, n),
+      onErrorBudget: (provider, n, heldMs) => this.learnedErrors.set(provider, n, heldMs > 0 ? heldMs : LEARNED_CACHE_MS),
+      // Sized by it at once; kept for its whole life when Redis could not take it.
+      onLearnedRcpts: (provider, n, heldMs) => this.learned.set(provider, n, heldMs > 0 ? heldMs : LEARNED_CACHE_MS),
     });
   }
 
@@ -93,7 +95,8 @@ export class LivePath {
       return;
     }
     const provider = dns.provider;
-    if (!provider.quirks.acceptsAllAtRcpt && (await this.catchAll.get(syntax.domain, () => this.politeness.isCatchAll(syntax.domain)))) {
+    // Redis unable to say: probe (the session finds a catch-all again) rather than release the item.
+    if (!provider.quirks.acceptsAllAtRcpt && (await this.catchAll.get(syntax.domain, () => this.politeness.isCatchAll(syntax.domain).catch(() => false)))) {
       // Found catch-all recently: the answer would be the same, so no session (and no load on the host).
       const probe = { rcpt: { class: 'accepted', rule: 'catch-all-memory' }, catchAll: { class: 'accepted', rule: 'catch-all-memory' }, session: 'completed', attempts: h.item.attempts } as const;
       this.d.finisher.finish(h, verdict({ ...base, dns, probe }), h.item.attempts);

@@ -36,7 +36,8 @@ export function pauseMsFor(streak: number, initialMs: number, maxMs: number): nu
 
 export type GateResult =
   | { ok: true; leaseId: string }
-  | { ok: false; reason: 'blocked' | 'paused' | 'concurrency' | 'rate'; waitMs: number };
+  /** `unavailable`: Redis did not answer (dispatch.ts waits and asks again). */
+  | { ok: false; reason: 'blocked' | 'paused' | 'concurrency' | 'rate' | 'unavailable'; waitMs: number };
 
 const ACQUIRE = `
 local t = redis.call('TIME')
@@ -104,6 +105,11 @@ export class Politeness {
     await this.redis.pexpire(streakKey, ms + maxMs);
     await this.redis.set(this.key('pause', provider, ipKey), '1', 'PX', ms);
     return ms;
+  }
+
+  /** Sets a pause of known length (a pause this replica held while Redis was down, written again). */
+  async setPause(provider: string, ipKey: string, ms: number): Promise<void> {
+    await this.redis.set(this.key('pause', provider, ipKey), '1', 'PX', Math.max(1, Math.round(ms)));
   }
 
   async clearStreak(provider: string, ipKey: string): Promise<void> {

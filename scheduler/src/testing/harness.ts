@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import { Registry } from 'prom-client';
 import { CONSUMERS, KV_BUCKETS, STREAMS } from '@dv/contracts';
-import { createLogger, ensureKvBuckets, ensureStreams, natsManager, type MongoDependency } from '@dv/runtime';
+import { connectRedis, createLogger, ensureKvBuckets, ensureStreams, natsManager, type MongoDependency } from '@dv/runtime';
 import { applySchema } from '../../../infra/src/demo-account.ts';
 import { startServiceProcess, type RunningProcess } from '../../../infra/src/services.ts';
 import { REPO_ROOT, startStack, type Stack } from '../../../infra/src/stack/stack.ts';
@@ -84,8 +84,11 @@ export async function startHarness(label: string): Promise<Harness> {
     async startScheduler(extra = {}) {
       const config = schedulerConfigSchema.parse({ ...FAST_ENV, ...env, ...extra });
       const own = await connect({ servers: env.NATS_URL, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
-      const ownRedis = new Redis(env.REDIS_URL as string);
-      const scheduler = new Scheduler({ nc: own, redis: ownRedis, db: mongo.db, config, log: createLogger('scheduler', config.LOG_LEVEL), registry: new Registry() });
+      const log = createLogger('scheduler', config.LOG_LEVEL);
+      // The Redis client main.ts gets (commands fail at once while Redis is down, no queueing), on
+      // this file's Redis unless the test brings its own (REDIS_URL in `extra`).
+      const ownRedis = await connectRedis(extra.REDIS_URL ?? (env.REDIS_URL as string), log);
+      const scheduler = new Scheduler({ nc: own, redis: ownRedis.redis, db: mongo.db, config, log, registry: new Registry() });
       await scheduler.start();
       let stopped = false;
       const stop = async () => {
@@ -93,7 +96,7 @@ export async function startHarness(label: string): Promise<Harness> {
         stopped = true;
         await scheduler.stop(3_000);
         await own.drain().catch(() => undefined);
-        ownRedis.disconnect();
+        await ownRedis.close();
       };
       running.push(stop);
       return { scheduler, stop };
