@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { activePortfolioKeyById, createAccount, createPortfolioKey, isPortfolioKeyShape, lookupPortfolioKey, setPortfolioPlan } from '@dv/accounts';
-import { createLogger, type MongoDependency } from '@dv/runtime';
+import { createLogger, type AuthAttemptLimiter, type MongoDependency } from '@dv/runtime';
 import { isolatedMongo } from '../../../../test/helpers.ts';
 import { OAuthServer } from '../server.ts';
 
@@ -31,7 +31,8 @@ class HttpError extends Error {
   }
 }
 
-export async function startOAuthHarness(label: string): Promise<OAuthHarness> {
+/** `attempts`: the per-address limiter of the token endpoint and the consent form (none by default). */
+export async function startOAuthHarness(label: string, opts: { attempts?: AuthAttemptLimiter } = {}): Promise<OAuthHarness> {
   const mongo = await isolatedMongo(label);
   const db = mongo.db;
   const log = createLogger('oauth-test', 'silent');
@@ -60,6 +61,7 @@ export async function startOAuthHarness(label: string): Promise<OAuthHarness> {
       isActive: async (keyId) => (await activePortfolioKeyById(db, keyId)) !== null,
     },
     limits: { codeTtlSeconds: 60, accessTtlSeconds: 3600, refreshTtlSeconds: 86_400, clientUnusedTtlSeconds: 86_400, clientSecretTtlSeconds: 0, consentTtlSeconds: 600, maxRedirectUris: 10, registrationsPerHour: 1_000 },
+    attempts: opts.attempts,
     methodNotAllowed: (_method, _path, allow) => new HttpError(405, 'method_not_allowed', { Allow: allow }),
   });
   server.mount(app);
