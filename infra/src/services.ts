@@ -92,6 +92,8 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
   mkdirSync(opts.logDir, { recursive: true });
   const log = createWriteStream(join(opts.logDir, `${name}.log`), { flags: 'a' });
   const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, PORT: String(opts.port ?? 0), HOST: opts.env.HOST ?? '127.0.0.1' };
+  // No load balancer polls readiness here (launcher, tests): close the listener at once on SIGTERM.
+  env.SHUTDOWN_DELAY_MS ??= '0';
   // On a local stack every service connects to the bus as its own user (issue 19), unless the caller chose one.
   if (env.NATS_USERS_DIR && !env.NATS_USER && !env.NATS_PASSWORD_FILE) Object.assign(env, natsUserEnv(env.NATS_USERS_DIR, name));
   const nodeOptions = [SERVICE_NODE_OPTIONS[name], env.NODE_OPTIONS ?? ''].filter(Boolean).join(' ');

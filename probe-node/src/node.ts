@@ -4,7 +4,7 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Registry } from 'prom-client';
 import { SUBJECTS, probeSessionRequest, type ProbeHeartbeat, type ProbeSessionReply } from '@dv/contracts';
-import type { Logger } from '@dv/runtime';
+import { requestIdOf, withRequestId, type Logger } from '@dv/runtime';
 import { classifyReply, providerForMx } from '@dv/verdict';
 import type { ProbeConfig } from './config.ts';
 import { PROBE_DEFAULTS } from './defaults.ts';
@@ -68,7 +68,8 @@ export class ProbeNode {
           return;
         }
         try {
-          this.onRequest(msg);
+          // The session's log lines name the HTTP request(s) its addresses came from (X-Request-Id).
+          withRequestId(requestIdOf(msg.headers), () => this.onRequest(msg));
         } catch (e) {
           // A bug must cost one request, never the node.
           this.log.error({ err: e }, 'probe request handling failed');

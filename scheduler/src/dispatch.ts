@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS, probeSessionReply, type ProbeSessionReply, type ProbeSessionRequest } from '@dv/contracts';
 import { classifyReply, verdict } from '@dv/verdict';
+import { REQUEST_ID_HEADER, requestIdHeaders } from '@dv/runtime';
 import { msUntilReady, type Batcher, type DomainQueue } from './batcher.ts';
 import { retryLadders } from './config.ts';
 import { errorBudgetFrom, probesCatchAll } from './cut.ts';
@@ -208,7 +209,7 @@ export class Dispatcher {
     let reply: ProbeSessionReply | null = null;
     let failure = '';
     try {
-      reply = await this.request(c.node.id, req, cfg.PROBE_SESSION_TIMEOUT_MS + cfg.PROBE_REQUEST_MARGIN_MS);
+      reply = await this.request(c.node.id, req, cfg.PROBE_SESSION_TIMEOUT_MS + cfg.PROBE_REQUEST_MARGIN_MS, values.map((v) => v.h.requestId));
     } catch (err) {
       failure = (err as Error).message;
     } finally {
@@ -225,7 +226,7 @@ export class Dispatcher {
       const reason = !reply ? (/gone/.test(failure) ? 'node_gone' : /503|no responders/i.test(failure) ? 'no_responders' : 'timeout') : 'busy';
       this.d.fleet.markSuspect(c.node.id, reason === 'busy' ? BUSY_SUSPECT_MS : this.d.fleet.goneMs);
       this.d.metrics.redispatches.inc({ reason });
-      this.d.log.warn({ node: c.node.id, reason, domain: batch.domain, items: batch.values.length }, 'probe session lost; sending the batch elsewhere');
+      this.d.log.warn({ node: c.node.id, reason, domain: batch.domain, items: batch.values.length, request_id: requestIdsOf(values) }, 'probe session lost; sending the batch elsewhere');
       const now = new Date();
       for (const v of batch.values) {
         v.h.redispatches++;
@@ -235,7 +236,7 @@ export class Dispatcher {
       return;
     }
     this.d.metrics.sessions.inc({ outcome: reply.outcome });
-    this.d.log.debug({ domain: batch.domain, items: values.length, node: c.node.id, outcome: reply.outcome, waitedMs: startedAt.getTime() - Math.min(...values.map((v) => v.h.receivedAtMs)), sessionMs: Date.now() - startedAt.getTime() }, 'probe session');
+    this.d.log.debug({ request_id: requestIdsOf(values), domain: batch.domain, items: values.length, node: c.node.id, outcome: reply.outcome, waitedMs: startedAt.getTime() - Math.min(...values.map((v) => v.h.receivedAtMs)), sessionMs: Date.now() - startedAt.getTime() }, 'probe session');
     await this.afterSession(batch, c, reply, startedAt);
   }
 
@@ -398,7 +399,8 @@ export class Dispatcher {
     this.d.log.warn({ err: (err as Error).message, kind, provider, ip: ipKey, ms }, 'Redis could not take a decision: held by this replica and written again until it does');
   }
 
-  private async request(nodeId: string, req: ProbeSessionRequest, timeoutMs: number): Promise<ProbeSessionReply> {
+  /** `requestIds`: the HTTP requests whose items this session probes, sent along so the probe node's log lines name them. */
+  private async request(nodeId: string, req: ProbeSessionRequest, timeoutMs: number, requestIds: ReadonlyArray<string | undefined> = []): Promise<ProbeSessionReply> {
     let onGone: ((err: Error) => void) | undefined;
     const gone = new Promise<never>((_, reject) => {
       onGone = reject;
@@ -407,7 +409,8 @@ export class Dispatcher {
       this.goneWatch.set(nodeId, set);
     });
     try {
-      const msg = await Promise.race([this.d.nc.request(SUBJECTS.probeSession(nodeId), JSON.stringify(req), { timeout: timeoutMs }), gone]);
+      const headers = requestIdHeaders(requestIds);
+      const msg = await Promise.race([this.d.nc.request(SUBJECTS.probeSession(nodeId), JSON.stringify(req), { timeout: timeoutMs, ...(headers ? { headers } : {}) }), gone]);
       return probeSessionReply.parse(msg.json());
     } finally {
       const set = this.goneWatch.get(nodeId);
@@ -444,4 +447,9 @@ export class Dispatcher {
     this.wake();
     await Promise.race([Promise.allSettled([...this.tasks]), new Promise((r) => setTimeout(r, budgetMs))]);
   }
+}
+
+/** The distinct request ids of a session's items, for its log lines (undefined when none came with one). */
+function requestIdsOf(values: ReadonlyArray<{ h: { requestId?: string } }>): string | undefined {
+  return requestIdHeaders(values.map((v) => v.h.requestId))?.get(REQUEST_ID_HEADER);
 }

@@ -66,6 +66,8 @@ export interface HeldItem {
   mode: 'live' | 'sandbox';
   priority: 'single' | 'list';
   receivedAtMs: number;
+  /** The HTTP request that submitted the item (its message's X-Request-Id), named on log lines about it and sent to the probe node. */
+  requestId?: string;
   syntax?: SyntaxOk;
   lists?: ListSignals;
   /** Sessions this item took part in during this hold that ended without a reply for it (busy node, lost node). */

@@ -5,7 +5,7 @@ import type { Db } from 'mongodb';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { COLLECTIONS, cacheId, itemId, verifyItemMessage, type CacheDoc, type JobDoc, type JobItemDoc, type VerifyItemMessage } from '@dv/contracts';
-import type { Logger } from '@dv/runtime';
+import { requestIdOf, type Logger } from '@dv/runtime';
 import { precheck } from '@dv/verdict';
 import type { Finisher } from './finisher.ts';
 import { ReplyAcker, releaseHeld, type Acker, type HeldFacts, type HeldItem } from './held.ts';
@@ -81,10 +81,10 @@ export class Pipeline {
       msg.term('malformed');
       return Promise.resolve();
     }
-    return this.admit(acker(this.d.nc, msg), parsed.data, priority, deliveryCount(msg));
+    return this.admit(acker(this.d.nc, msg), parsed.data, priority, deliveryCount(msg), requestIdOf(msg.headers));
   }
 
-  private async admit(msg: Acker, message: VerifyItemMessage, priority: 'single' | 'list', deliveries: number): Promise<void> {
+  private async admit(msg: Acker, message: VerifyItemMessage, priority: 'single' | 'list', deliveries: number, requestId?: string): Promise<void> {
     try {
       const item = await this.items.get(itemId(message.job_id, message.seq));
       if (!item) {
@@ -131,7 +131,7 @@ export class Pipeline {
         first_attempt_at: item.first_attempt_at ?? null,
         probe_node: item.probe_node ?? null,
       };
-      const h: HeldItem = { msg, item: facts, mode: job.mode, priority, receivedAtMs: now, redispatches: 0, settled: false };
+      const h: HeldItem = { msg, item: facts, mode: job.mode, priority, receivedAtMs: now, redispatches: 0, settled: false, requestId };
       if (deliveries > this.d.maxDeliveries) {
         // Worked and released this often already: whatever keeps failing would fail again.
         this.track(h);
@@ -141,7 +141,7 @@ export class Pipeline {
       }
       this.route(h, job, message);
     } catch (err) {
-      this.d.log.error({ err, job_id: message.job_id, seq: message.seq }, 'item intake failed; released');
+      this.d.log.error({ err, job_id: message.job_id, seq: message.seq, request_id: requestId }, 'item intake failed; released');
       msg.nak(1_000);
     }
   }

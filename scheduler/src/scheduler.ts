@@ -55,7 +55,7 @@ export class Scheduler {
       maxDeliveries: config.VERIFY_MAX_DELIVERIES,
       onPoison: (h, reason, count) => {
         metrics.poisonItems.inc({ reason });
-        log.error({ item: h.item._id, job_id: h.item.job_id, reason, count }, 'poison item ended as unknown');
+        log.error({ item: h.item._id, job_id: h.item.job_id, reason, count, request_id: h.requestId }, 'poison item ended as unknown');
       },
     });
     this.intake = new Intake({

@@ -24,6 +24,8 @@ export interface LiveStackOptions {
   hosts?: SmtpHostSpecInput[];
   /** Scheduler settings on top of the fast test ones. */
   schedulerEnv?: Record<string, string>;
+  /** Probe node settings on top of the test ones (LOG_LEVEL, say). */
+  probeEnv?: Record<string, string>;
 }
 
 export async function startLiveStack(h: GatewayHarness, o: LiveStackOptions): Promise<LiveStack> {
@@ -57,7 +59,7 @@ export async function startLiveStack(h: GatewayHarness, o: LiveStackOptions): Pr
     probe: undefined,
     async startProbe() {
       stack.probe = await startServiceProcess('probe-node', {
-        env: { ...world.env, NATS_URL: h.env.NATS_URL!, NATS_USERS_DIR: h.env.NATS_USERS_DIR!, PROBE_NODE_ID: `${o.label}-node`, PROBE_SOURCE_IPS: '127.0.0.1', PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_ALLOW_PRIVATE_MX: 'true', PROBE_HEARTBEAT_INTERVAL_MS: '300', LOG_LEVEL: 'warn' },
+        env: { ...world.env, NATS_URL: h.env.NATS_URL!, NATS_USERS_DIR: h.env.NATS_USERS_DIR!, PROBE_NODE_ID: `${o.label}-node`, PROBE_SOURCE_IPS: '127.0.0.1', PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_ALLOW_PRIVATE_MX: 'true', PROBE_HEARTBEAT_INTERVAL_MS: '300', LOG_LEVEL: 'warn', ...o.probeEnv },
         logDir,
       });
       return stack.probe;

@@ -159,8 +159,20 @@ export const infraSchema = {
 
 export const commonSchema = {
   LOG_LEVEL: env.logLevel(),
-  /** Seconds a SIGTERM'd process may spend draining before it exits anyway. */
+  /** Milliseconds a SIGTERM'd process may spend draining before it exits anyway (after SHUTDOWN_DELAY_MS). */
   SHUTDOWN_TIMEOUT_MS: env.int(9_000, 100, 60_000),
+  /**
+   * Milliseconds between SIGTERM and closing the listener, with /readyz answering 503 and requests
+   * still served, so a load balancer polling readiness stops sending first. 0 where the platform
+   * does this (the k8s manifests' preStop sleep) and under the local launcher and tests.
+   */
+  SHUTDOWN_DELAY_MS: env.int(5_000, 0, 60_000),
+  /**
+   * Milliseconds a dependency (NATS, Redis, MongoDB) must be down without a break before /readyz
+   * fails: every replica shares them, and a blip must not take every pod out of rotation at once
+   * (readiness.ts). dependency_up shows each failed check at once.
+   */
+  READINESS_GRACE_MS: env.int(10_000, 0, 300_000),
   /** `production` turns on the refusal of unsafe settings (production.ts). */
   NODE_ENV: z.string().default('development'),
 };

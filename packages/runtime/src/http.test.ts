@@ -87,6 +87,30 @@ describe('/readyz', () => {
   });
 });
 
+describe('/readyz with READINESS_GRACE_MS', () => {
+  it('stays 200 while a dependency is down for less than the grace, naming it, and dependency_up shows it at once', async () => {
+    let up = true;
+    const registry = createRegistry('grace');
+    const app = createHttpApp({ registry, log: createLogger('test', 'silent'), dependencies: () => [{ name: 'redis', isReady: async () => up, close: async () => undefined }], isShuttingDown: () => false, readinessGraceMs: 600_000 });
+    const srv = createServer(app);
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+    try {
+      up = false;
+      const res = await fetch(`${url}/readyz`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ status: 'ready', down: ['redis'], tolerating: ['redis'], dependencies: { redis: 'down' } });
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toContain('dependency_up{dependency="redis",service="grace"} 0');
+      expect(metrics).toContain('service_ready{service="grace"} 1');
+      up = true;
+      expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready', dependencies: { redis: 'up' } });
+    } finally {
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
+  });
+});
+
 describe('readiness metrics', () => {
   async function scrape(): Promise<string> {
     return (await fetch(`${base}/metrics`)).text();

@@ -1,9 +1,11 @@
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import type { Dependency } from './dependency.ts';
 import type { Logger } from './logger.ts';
-import { httpMetrics, readinessMetrics, type ReadinessState } from './metrics.ts';
+import { httpMetrics, readinessMetrics, routeTemplate, type ReadinessState } from './metrics.ts';
 import { ApiError, sendProblem } from './problem.ts';
+import { DependencyGrace } from './readiness.ts';
+import { REQUEST_ID_HEADER, newRequestId, saneRequestId, withRequestId } from './request-id.ts';
 import { mountRouteErrors } from './route/mount.ts';
 
 export interface HttpAppOptions {
@@ -20,6 +22,8 @@ export interface HttpAppOptions {
    * whose per-IP limit is spent).
    */
   trustedProxies?: readonly string[];
+  /** READINESS_GRACE_MS: how long a dependency may be down before /readyz fails (readiness.ts); default 0. */
+  readinessGraceMs?: number;
 }
 
 /** express's `trust proxy` value for a TRUSTED_PROXIES list. */
@@ -28,9 +32,9 @@ export function trustProxySetting(trustedProxies: readonly string[] = []): false
 }
 
 /**
- * An express app with the operational endpoints every process serves: `/healthz` (alive),
- * `/readyz` (200 only while every dependency is up and the process is not draining, else 503
- * naming what is down) and `/metrics` (Prometheus). Service routes go between `createHttpApp` and
+ * An express app with the operational endpoints every process serves: `/healthz` (the process
+ * itself is alive; never a dependency), `/readyz` (200 unless a dependency has been down for
+ * READINESS_GRACE_MS or the process is draining, else 503 naming what is down) and `/metrics` (Prometheus). Service routes go between `createHttpApp` and
  * `finishHttpApp`, which adds the problem+json 404 and error handlers.
  */
 export function createHttpApp(opts: HttpAppOptions): Express {
@@ -39,6 +43,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.set('etag', false);
   app.set('trust proxy', trustProxySetting(opts.trustedProxies));
   app.use(httpMetrics(opts.registry));
+  app.use(requestIds(opts.log));
   app.use((_req, res, next) => {
     if (opts.isShuttingDown()) res.setHeader('Connection', 'close');
     next();
@@ -48,9 +53,11 @@ export function createHttpApp(opts: HttpAppOptions): Express {
     res.json({ status: 'ok' });
   });
 
+  const grace = new DependencyGrace(opts.readinessGraceMs ?? 0);
   const readiness = async (): Promise<ReadinessState> => {
     const states = await Promise.all(opts.dependencies().map(async (d) => [d.name, await d.isReady()] as const));
-    return { ready: states.every(([, up]) => up) && !opts.isShuttingDown(), dependencies: states };
+    const judged = grace.judge(states);
+    return { ready: judged.failing.length === 0 && !opts.isShuttingDown(), dependencies: states, tolerating: judged.tolerated };
   };
   const readinessMeter = readinessMetrics(opts.registry, readiness);
 
@@ -62,6 +69,8 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       status: state.ready ? 'ready' : 'not_ready',
       dependencies: Object.fromEntries(state.dependencies.map(([name, up]) => [name, up ? 'up' : 'down'])),
       ...(down.length > 0 ? { down } : {}),
+      // Down for less than READINESS_GRACE_MS: still ready (a shared backend's blip must not unready every pod at once).
+      ...(state.tolerating && state.tolerating.length > 0 ? { tolerating: state.tolerating } : {}),
       ...(opts.isShuttingDown() ? { draining: true } : {}),
       ...degradedField(opts.degraded?.() ?? []),
     };
@@ -99,4 +108,25 @@ export function toApiError(err: unknown, req: Request, log: Logger): ApiError {
 // (e.g. the scheduler with no probe node alive), so /readyz names it and stays 200.
 function degradedField(reasons: readonly string[]): { degraded?: readonly string[] } {
   return reasons.length > 0 ? { degraded: reasons } : {};
+}
+
+/** Polled by kubelets and Prometheus every few seconds: logged at debug, not info. */
+const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * X-Request-Id: the caller's when sane (saneRequestId), else a new one; echoed in the response,
+ * and the request's work runs under it (request-id.ts). One line per request when it ends.
+ */
+export function requestIds(log: Logger): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const id = saneRequestId(req.get(REQUEST_ID_HEADER)) ?? newRequestId();
+    res.setHeader(REQUEST_ID_HEADER, id);
+    const t0 = performance.now();
+    res.on('finish', () => {
+      const line = { request_id: id, method: req.method, route: routeTemplate(req), status: res.statusCode, ms: Math.round(performance.now() - t0) };
+      if (OPERATIONAL_PATHS.has(req.path)) log.debug(line, 'http request');
+      else log.info(line, 'http request');
+    });
+    withRequestId(id, next);
+  };
 }

@@ -6,6 +6,8 @@ export * from './problem.ts';
 export * from './problem-schema.ts';
 export * from './dependency.ts';
 export * from './http.ts';
+export * from './readiness.ts';
+export * from './request-id.ts';
 export * from './https-only.ts';
 export * from './nats.ts';
 export * from './redis.ts';

@@ -6,6 +6,7 @@
 // 175-240 ms this way (docs/gateway.md, "Hot paths"). The semantics callers rely on are the same:
 // resolved only by the stream's ack, with the message id checked for duplicates by JetStream.
 import { createInbox, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { currentRequestId, requestIdHeaders } from './request-id.ts';
 
 export interface PublishAck {
   stream: string;
@@ -65,6 +66,8 @@ export class JetStreamPublisher {
           h = headers();
           h.set('Nats-Msg-Id', opts.msgID);
         }
+        // The HTTP request this publish belongs to (if any) travels with the message.
+        h = requestIdHeaders([currentRequestId()], h);
         this.nc.publish(subject, data, { reply: `${this.prefix}.${id}`, ...(h ? { headers: h } : {}) });
       } catch (err) {
         this.waiting.delete(id);

@@ -14,6 +14,8 @@ export const RUNTIME_METRICS = {
 export interface ReadinessState {
   ready: boolean;
   dependencies: ReadonlyArray<readonly [name: string, up: boolean]>;
+  /** Down, but for less than READINESS_GRACE_MS: not (yet) counted against readiness. */
+  tolerating?: readonly string[];
 }
 
 /**

@@ -20,6 +20,8 @@ export interface BaseServiceConfig {
   PORT: number;
   LOG_LEVEL: string;
   SHUTDOWN_TIMEOUT_MS: number;
+  SHUTDOWN_DELAY_MS: number;
+  READINESS_GRACE_MS: number;
   NODE_ENV: string;
   BEHIND_PROXY: boolean;
   TRUSTED_PROXIES: readonly string[];
@@ -113,7 +115,7 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   }
 
   const ctx: ServiceContext<z.infer<S> & BaseServiceConfig> = { name: def.name, config, log, registry, nats, redis, mongo, shutdownSignal: abort.signal };
-  const app = createHttpApp({ registry, log, dependencies: () => deps, isShuttingDown: () => shuttingDown, trustedProxies: config.TRUSTED_PROXIES, degraded: def.degraded });
+  const app = createHttpApp({ registry, log, dependencies: () => deps, isShuttingDown: () => shuttingDown, trustedProxies: config.TRUSTED_PROXIES, degraded: def.degraded, readinessGraceMs: config.READINESS_GRACE_MS });
   await def.routes?.(app, ctx);
   finishHttpApp(app, log);
 
@@ -132,8 +134,11 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
     server,
     log,
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    delayMs: config.SHUTDOWN_DELAY_MS,
     onBegin: () => {
       shuttingDown = true;
+    },
+    onDrain: () => {
       abort.abort();
     },
     stopWork: async () => def.stop?.(ctx),

@@ -10,15 +10,24 @@ export interface ShutdownPlan {
   stopWork: () => Promise<void>;
   /** Close connections to servers, after HTTP has drained. */
   closeConnections: () => Promise<void>;
-  /** Called first, so /readyz turns 503 and long-polls can end early. */
+  /** Called first, so /readyz turns 503 (requests are still served normally). */
   onBegin: () => void;
+  /**
+   * SHUTDOWN_DELAY_MS: how long readiness stays off before the listener closes, so load balancers
+   * that poll /readyz stop sending here first (requests arriving meanwhile are served). Not part
+   * of `timeoutMs`. Default 0.
+   */
+  delayMs?: number;
+  /** Called after the delay, when draining starts: long-polls end early. */
+  onDrain?: () => void;
   exit?: (code: number) => void;
 }
 
 /**
- * Installs SIGTERM/SIGINT handlers. Order: mark draining, stop accepting HTTP connections, stop
- * work, let in-flight requests finish (long ones are cut at 70% of the budget), close server
- * connections, exit 0. The budget running out exits at once with 1.
+ * Installs SIGTERM/SIGINT handlers. Order: readiness off, wait `delayMs` (still serving), stop
+ * accepting HTTP connections, stop work, let in-flight requests finish (long ones are cut at 70% of
+ * the budget), close server connections, exit 0. The budget (counted after the delay) running out
+ * exits at once with 1.
  */
 export function installGracefulShutdown(plan: ShutdownPlan): () => Promise<void> {
   const exit = plan.exit ?? ((code: number) => process.exit(code));
@@ -26,6 +35,11 @@ export function installGracefulShutdown(plan: ShutdownPlan): () => Promise<void>
   const shutdown = async (): Promise<void> => {
     if (started) return;
     started = true;
+    plan.onBegin();
+    if (plan.delayMs && plan.delayMs > 0) {
+      plan.log.info({ delayMs: plan.delayMs }, 'shutdown: readiness off; waiting before closing the listener');
+      await new Promise((r) => setTimeout(r, plan.delayMs));
+    }
     const t0 = Date.now();
     const hardStop = setTimeout(() => {
       plan.log.error({ timeoutMs: plan.timeoutMs }, 'shutdown budget exceeded; exiting');
@@ -33,7 +47,7 @@ export function installGracefulShutdown(plan: ShutdownPlan): () => Promise<void>
     }, plan.timeoutMs);
     hardStop.unref();
     plan.log.info('shutdown: draining');
-    plan.onBegin();
+    plan.onDrain?.();
     const httpClosed = new Promise<void>((resolve) => plan.server.close(() => resolve()));
     plan.server.closeIdleConnections();
     try {
