@@ -140,6 +140,8 @@ try {
   say(`  portfolio key (Enterprise Max): ${portfolioKey}`);
   say(`    curl -H "Authorization: Bearer ${portfolioKey}" ${summary.portfolio}/api/v1/domains/`);
   say(`  MCP connector: ${summary.portfolio_mcp} (the portfolio key as bearer, or OAuth: paste it on the consent page)`);
+  const mcpCall = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_dashboard_summary', arguments: {} } });
+  say(`    curl -H "Authorization: Bearer ${portfolioKey}" -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" -d '${mcpCall}' ${summary.portfolio_mcp}`);
   say(`  portfolio keys of a second Enterprise Max account and of a plan without API access (403): in .local/demo.json`);
   say('');
   say('Try:');
