@@ -9,7 +9,11 @@
 // idle one before it would dial. So the connections a host sees from one source address never
 // exceed the sessions the scheduler allowed at once: a new connection is only opened when none is
 // idle, and a finished session's connection either stays (as the one idle) or closes. A session
-// about to dial a host also closes the idle connections to the other hosts of its MX list.
+// about to dial a host also closes the idle connections to the other hosts of its MX list and of
+// its provider: the scheduler's limits hold per (provider, source address), and one provider may
+// run many MX hosts (every Microsoft 365 tenant has its own), so an idle connection to one tenant's
+// host beside a new one to another's would be one more than the provider allowed.
+import { providerForMx } from '@dv/verdict';
 import type { Extensions } from './dialogue.ts';
 import { quit } from './dialogue.ts';
 import type { SmtpConnection, TlsInfo } from './smtp/connection.ts';
@@ -41,6 +45,8 @@ export interface PoolOptions {
 interface Idle {
   entry: PooledConnection;
   timer: NodeJS.Timeout;
+  /** The provider table's id for the host (computed once, when the connection goes idle). */
+  provider: string;
 }
 
 /**
@@ -85,15 +91,16 @@ export class ConnectionPool {
   }
 
   /**
-   * Closes the idle connections to these hosts from `sourceIp`, before dialling one of them;
+   * Closes the idle connections from `sourceIp` to these hosts and to every other host of their
+   * providers (one provider, one budget), before dialling one of them;
    * resolves once they are closed, so the host never sees the new one beside them.
    */
   async evict(sourceIp: string | undefined | null, hosts: readonly string[]): Promise<void> {
     const closing: Promise<void>[] = [];
-    for (const host of hosts) {
-      const key = poolKey(sourceIp, host);
-      const found = this.idle.get(key);
-      if (!found) continue;
+    const providers = new Set(hosts.map((host) => providerForMx(host).id));
+    const prefix = poolKey(sourceIp, '');
+    for (const [key, found] of this.idle) {
+      if (!key.startsWith(prefix) || !providers.has(found.provider)) continue;
       this.idle.delete(key);
       closing.push(this.close(found));
     }
@@ -119,7 +126,7 @@ export class ConnectionPool {
       void this.close({ entry, timer });
     }, this.o.idleMs);
     timer.unref();
-    this.idle.set(key, { entry, timer });
+    this.idle.set(key, { entry, timer, provider: providerForMx(entry.host).id });
     while (this.idle.size > this.o.maxIdle) {
       const [oldestKey, oldest] = this.idle.entries().next().value!;
       this.idle.delete(oldestKey);
