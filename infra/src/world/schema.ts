@@ -14,6 +14,9 @@ export const worldSchema = z
     description: z.string().optional(),
     // Base network latency added to every DNS answer, SMTP reply and RDAP response.
     latencyMs: durationMs.default(0),
+    // Extra SMTP reply latency toward some client addresses: a slow link between one probe host and
+    // the internet (the cluster harness's stand-in for netem, which this kernel lacks).
+    clientLatencyMs: z.record(z.ipv4(), durationMs).default({}),
     dns: dnsSchema.default({ records: [], behaviours: {}, signedZones: [] }),
     smtp: smtpSchema.default({ hosts: [] }),
     rdap: rdapSchema.default({ domains: {}, ips: [] }),

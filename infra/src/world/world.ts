@@ -44,7 +44,7 @@ export async function startWorld(input: WorldInput, options: StartWorldOptions =
     started.push(dns);
     const rdap = await startRdapServer(world.rdap, { host: options.host, port: options.rdapPort, latencyMs, tlds: dnsTlds });
     started.push(rdap);
-    const smtp = await startSmtpHosts(world.smtp.hosts, { port: options.smtpPort, latencyMs });
+    const smtp = await startSmtpHosts(world.smtp.hosts, { port: options.smtpPort, latencyMs, clientLatencyMs: world.clientLatencyMs });
     started.push(...smtp.hosts);
     return handle(dns, rdap, smtp);
   } catch (error) {

@@ -18,6 +18,8 @@ export interface SmtpHostOptions {
   port?: number;
   // Base latency of the world, added to the host's own latencyMs and tarpitMs.
   latencyMs?: number;
+  // Added for these client addresses only (a slow link to one probe host).
+  clientLatencyMs?: Readonly<Record<string, number>>;
 }
 
 export interface SmtpHostHandle {
@@ -49,7 +51,8 @@ export async function startSmtpHost(input: SmtpHostSpecInput, options: SmtpHostO
       socket.destroy();
       return;
     }
-    const ctx: SessionContext = { spec, policy, recorder, timers, replyDelayMs, tlsContext: simulatedTlsContext, clientIp: normalizeIp(socket.remoteAddress) };
+    const clientIp = normalizeIp(socket.remoteAddress);
+    const ctx: SessionContext = { spec, policy, recorder, timers, replyDelayMs: replyDelayMs + (options.clientLatencyMs?.[clientIp] ?? 0), tlsContext: simulatedTlsContext, clientIp };
     const hostile = behaviour.hostile;
     const session =
       hostile === 'garbage' || hostile === 'flood' || hostile === 'silent' ? new HostileSession(socket, ctx, hostile) : new SmtpSession(socket, ctx);
