@@ -210,7 +210,8 @@ describe('the HTTP edges of /mcp', () => {
     expect(none.status).toBe(401);
     expect(none.body).toEqual(errorEnvelope('authentication_required'));
     expect(none.headers.get('www-authenticate')).toBe(challenge);
-    for (const key of ['svc_live_' + 'A'.repeat(40), 'dv_live_abc_def', 'svc_oat_nope']) {
+    // A wrong key; a verification key; a verification API's OAuth token (its own prefix and collection); an unknown token of ours.
+    for (const key of ['svc_live_' + 'A'.repeat(40), 'dv_live_abc_def', `dv_oat_${'a'.repeat(43)}`, 'svc_oat_nope']) {
       const r = await rpc(key, list);
       expect(r.status).toBe(401);
       expect(r.body).toEqual(errorEnvelope('invalid_api_key'));
