@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { downloadSecretProductionRules, notifyConfigSchema, notifyProductionRules } from '@dv/notify';
 import { env, serviceSchema, unsafe, type ProductionRules } from '@dv/runtime';
-import type { RetryLadders } from '@dv/verdict';
+import { RETRY_POLICY, type RetryPolicy } from '@dv/verdict';
 import { SCHEDULER_DEFAULTS as D } from './defaults.ts';
 
 const ms = (fallback: number, min = 1, max = 24 * 3_600_000) => env.int(fallback, min, max);
@@ -109,10 +109,20 @@ export const schedulerProductionRules: ProductionRules<SchedulerConfig> = {
   ...notifyProductionRules,
 };
 
-/** Both retry ladders in (scaled) minutes after the first try, as nextAction() takes them. */
-export function retryLadders(config: Pick<SchedulerConfig, 'GREYLIST_LADDER_MINUTES' | 'TEMP_FAILURE_LADDER_MINUTES' | 'GREYLIST_LADDER_SCALE'>): RetryLadders {
+/**
+ * The retry policy as nextAction() takes it: both ladders in (scaled) minutes after the first try,
+ * the throttle pause and the IP block, from the settings (whose defaults are @dv/verdict's data).
+ */
+export function retryPolicy(
+  config: Pick<SchedulerConfig, 'GREYLIST_LADDER_MINUTES' | 'TEMP_FAILURE_LADDER_MINUTES' | 'GREYLIST_LADDER_SCALE' | 'PROVIDER_PAUSE_INITIAL_MS' | 'PROVIDER_PAUSE_MAX_MS' | 'IP_BLOCK_MS'>,
+): RetryPolicy {
   const scale = (steps: readonly number[]) => steps.map((m) => m * config.GREYLIST_LADDER_SCALE);
-  return { greylist: scale(config.GREYLIST_LADDER_MINUTES), temporary: scale(config.TEMP_FAILURE_LADDER_MINUTES) };
+  return {
+    greylist: scale(config.GREYLIST_LADDER_MINUTES),
+    temporary: scale(config.TEMP_FAILURE_LADDER_MINUTES),
+    throttlePause: { initialMs: config.PROVIDER_PAUSE_INITIAL_MS, factor: RETRY_POLICY.throttlePause.factor, maxMs: config.PROVIDER_PAUSE_MAX_MS },
+    ipBlockMs: config.IP_BLOCK_MS,
+  };
 }
 
 /** Greylist ladder in milliseconds after the first try, scaled (GREYLIST_LADDER_SCALE). */

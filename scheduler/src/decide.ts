@@ -2,7 +2,7 @@
 // and nextAction; adds the session-level cases (no reply, busy node) the verdict package leaves to
 // the caller.
 import type { ProbeSessionReply } from '@dv/contracts';
-import { classifyReply, nextAction, type ClassifiedReply, type ProbeOutcome, type RetryLadders, type SessionOutcome } from '@dv/verdict';
+import { classifyReply, nextAction, type ClassifiedReply, type ProbeOutcome, type RetryLadders, type RetryPolicy, type SessionOutcome } from '@dv/verdict';
 import { isErrorLimitCut } from './cut.ts';
 
 export type AddressDecision =
@@ -12,8 +12,8 @@ export type AddressDecision =
   | { kind: 'retry'; delayMs: number; probe: ProbeOutcome }
   /** Throttled: pause (provider, IP) and retry when a gate opens. */
   | { kind: 'pause'; probe: ProbeOutcome }
-  /** Our IP is blocked by the provider: mark it and retry at once from another IP. */
-  | { kind: 'move_ip'; probe: ProbeOutcome }
+  /** Our IP is blocked by the provider: mark it blocked for blockMs and retry at once from another IP. */
+  | { kind: 'move_ip'; blockMs: number; probe: ProbeOutcome }
   /** Too many recipients: retry at once with at most maxRcpts per session. */
   | { kind: 'fewer_rcpts'; maxRcpts: number; probe: ProbeOutcome }
   /** Nothing was tried for this address (node busy or draining): send again, not an attempt. */
@@ -32,8 +32,8 @@ export interface DecideInput {
   attempt: number;
   /** Milliseconds since the item's first attempt. */
   elapsedMs: number;
-  /** Both ladders in (scaled) minutes after the first try (config.ts retryLadders). */
-  ladders: RetryLadders;
+  /** Both ladders in (scaled) minutes after the first try, with the throttle pause and the IP block (config.ts retryPolicy; ladders alone take @dv/verdict's). */
+  ladders: RetryLadders | RetryPolicy;
   throttleStreak: number;
   otherIpAvailable: boolean;
   /** Times this item was already sent again after a harvest defence's cut, and the most allowed (cut.ts). */
@@ -108,7 +108,7 @@ export function decideAddress(input: DecideInput): AddressDecision {
     case 'pause_provider':
       return { kind: 'pause', probe: p };
     case 'move_ip':
-      return { kind: 'move_ip', probe: p };
+      return { kind: 'move_ip', blockMs: action.blockIpForMs, probe: p };
     case 'reconnect_fewer_rcpts':
       return { kind: 'fewer_rcpts', maxRcpts: action.maxRcpts, probe: p };
   }

@@ -2,15 +2,15 @@
 // pauses, node ranking, per-address decisions after a session, load level, config validation.
 import { describe, expect, it } from 'vitest';
 import type { ProbeSessionReply } from '@dv/contracts';
-import { checkSyntax, GREYLIST_LADDER_MINUTES, providerForMx, TEMP_FAILURE_LADDER_MINUTES, verdict } from '@dv/verdict';
+import { checkSyntax, GREYLIST_LADDER_MINUTES, providerForMx, RETRY_POLICY, TEMP_FAILURE_LADDER_MINUTES, throttlePauseMs, verdict } from '@dv/verdict';
 import { Batcher, batchReady, msUntilReady } from './batcher.ts';
-import { ladderMs, retryLadders, schedulerConfigSchema } from './config.ts';
+import { ladderMs, retryPolicy, schedulerConfigSchema } from './config.ts';
 import { decideAddress, provesCatchAll } from './decide.ts';
 import { downForEveryIp, downForIp, mxDownMarks } from './mx-health.ts';
 import { hostAddress, interpretAddress, interpretMx, interpretMxHosts } from './dns.ts';
 import { rankCandidates, type NodeState } from './fleet.ts';
 import { computeLoad } from './load.ts';
-import { limitsFor, pauseMsFor } from './politeness.ts';
+import { limitsFor } from './politeness.ts';
 
 const mx = (exchange: string, priority = 10) => ({ type: 'MX' as const, name: 'd.test', ttl: 300, priority, exchange });
 
@@ -115,8 +115,8 @@ describe('politeness limits', () => {
     [2, 2_400_000],
     [3, 3_600_000],
     [9, 3_600_000],
-  ])('pause after streak %i is %i ms', (streak, ms) => {
-    expect(pauseMsFor(streak, 600_000, 3_600_000)).toBe(ms);
+  ])('pause after streak %i is %i ms (the scheduler’s settings through @dv/verdict’s rule)', (streak, ms) => {
+    expect(throttlePauseMs(streak, retryPolicy(schedulerConfigSchema.parse({})).throttlePause)).toBe(ms);
   });
 });
 
@@ -206,6 +206,12 @@ describe('decideAddress', () => {
     const d = decideAddress({ ...base, otherIpAvailable: false, reply: reply(554, '5.7.1', 'Too many unknown recipients, connection refused') });
     expect(d).toMatchObject({ kind: 'final', probe: { rcpt: { class: 'policy_blocked' } } });
   });
+  it('a policy block carries the block time of the retry policy it was decided with', () => {
+    const block = reply(554, '5.7.1', 'blocked using zen.spamhaus.org');
+    expect(decideAddress({ ...base, reply: block })).toMatchObject({ kind: 'move_ip', blockMs: RETRY_POLICY.ipBlockMs });
+    const ladders = retryPolicy(schedulerConfigSchema.parse({ IP_BLOCK_MS: '5000' }));
+    expect(decideAddress({ ...base, ladders, reply: block })).toMatchObject({ kind: 'move_ip', blockMs: 5_000 });
+  });
   it('greylist retry waits the ladder step minus time already spent', () => {
     const d = decideAddress({ ...base, elapsedMs: 60_000, reply: reply(450, '4.7.1', 'Greylisted') });
     expect(d).toMatchObject({ kind: 'retry', delayMs: 240_000 });
@@ -267,10 +273,14 @@ describe('config', () => {
     expect(c.IP_BLOCK_MS).toBe(3_600_000);
     expect(c.BATCH_WINDOW_MS).toBe(250);
     expect(ladderMs({ GREYLIST_LADDER_MINUTES: [5, 12], GREYLIST_LADDER_SCALE: 0.001 })).toEqual([300, 720]);
-    // The scheduler's defaults are @dv/verdict's ladders (data in one place, copied by value here).
+    // The scheduler's defaults are @dv/verdict's retry policy (data in one place).
     expect(c.GREYLIST_LADDER_MINUTES).toEqual(GREYLIST_LADDER_MINUTES);
     expect(c.TEMP_FAILURE_LADDER_MINUTES).toEqual(TEMP_FAILURE_LADDER_MINUTES);
-    expect(retryLadders({ ...c, GREYLIST_LADDER_SCALE: 0.01 })).toEqual({ greylist: [0.05, 0.12, 0.2, 0.45, 0.75], temporary: [0.05, 0.2] });
+    expect(retryPolicy(c)).toEqual(RETRY_POLICY);
+    expect(retryPolicy({ ...c, GREYLIST_LADDER_SCALE: 0.01 })).toMatchObject({ greylist: [0.05, 0.12, 0.2, 0.45, 0.75], temporary: [0.05, 0.2] });
+    // Settings override the data, and the decisions carry them.
+    const mine = retryPolicy(schedulerConfigSchema.parse({ IP_BLOCK_MS: '5000', PROVIDER_PAUSE_INITIAL_MS: '1000', PROVIDER_PAUSE_MAX_MS: '3000' }));
+    expect(mine).toMatchObject({ ipBlockMs: 5_000, throttlePause: { initialMs: 1_000, factor: 2, maxMs: 3_000 } });
     expect(schedulerConfigSchema.parse({ TEMP_FAILURE_LADDER_MINUTES: '2, 10' }).TEMP_FAILURE_LADDER_MINUTES).toEqual([2, 10]);
   });
   it.each([

@@ -1,7 +1,10 @@
 // Every tunable of the scheduler with its default; config.ts reads each from the environment
 // (env name beside it). Durations carry their unit in the name. The politeness numbers come from
 // design.md "Reference numbers"; per-provider politeness comes from @dv/verdict's provider table
-// and these values override it only where a SCHED_* variable is set.
+// and these values override it only where a SCHED_* variable is set. The retry ladders, the
+// throttle pause and the IP block are @dv/verdict's data (data/retry-ladder.ts), written once.
+import { RETRY_POLICY } from '@dv/verdict';
+
 export const SCHEDULER_DEFAULTS = {
   /** PORT: metrics/health port (design.md: scheduler 9464). */
   port: 9464,
@@ -77,12 +80,12 @@ export const SCHEDULER_DEFAULTS = {
   sessionLeaseMs: 90_000,
   /** SLOT_RELEASE_DELAY_MS: a slot is given back this long after the probe's reply, so the MX host has surely seen the close before the next session opens. */
   slotReleaseDelayMs: 50,
-  /** PROVIDER_PAUSE_INITIAL_MS: first pause of a (provider, IP) after a throttling reply; doubles per streak. */
-  providerPauseInitialMs: 10 * 60_000,
-  /** PROVIDER_PAUSE_MAX_MS: cap of the doubling pause. */
-  providerPauseMaxMs: 60 * 60_000,
-  /** IP_BLOCK_MS: an IP counts as blocked by a provider this long after a policy block. */
-  ipBlockMs: 60 * 60_000,
+  /** PROVIDER_PAUSE_INITIAL_MS: first pause of a (provider, IP) after a throttling reply (10 min); grows by the verdict data's factor (2) per streak. */
+  providerPauseInitialMs: RETRY_POLICY.throttlePause.initialMs,
+  /** PROVIDER_PAUSE_MAX_MS: cap of the growing pause (1 h). */
+  providerPauseMaxMs: RETRY_POLICY.throttlePause.maxMs,
+  /** IP_BLOCK_MS: an IP counts as blocked by a provider this long after a policy block (1 h). */
+  ipBlockMs: RETRY_POLICY.ipBlockMs,
   /**
    * MX_DOWN_MS / MX_DOWN_TIMEOUT_MS: an MX host that refused (timed out) is not dialled again for
    * this long from that source IP (mx-health.ts); other IPs still try it, and an item ends unknown
@@ -95,7 +98,7 @@ export const SCHEDULER_DEFAULTS = {
 
   // Greylist ladder.
   /** GREYLIST_LADDER_MINUTES: retries this many minutes after the first try (design.md 5, 12, 20, 45, 75). */
-  greylistLadderMinutes: [5, 12, 20, 45, 75] as readonly number[],
+  greylistLadderMinutes: RETRY_POLICY.greylist,
   /** GREYLIST_LADDER_SCALE: multiplies every step of both ladders (tests use ~0.001 to turn minutes into tens of ms). */
   greylistLadderScale: 1,
   /**
@@ -103,7 +106,7 @@ export const SCHEDULER_DEFAULTS = {
    * 4.3.0 to everyone), minutes after the first try (@dv/verdict TEMP_FAILURE_LADDER_MINUTES):
    * the item ends unknown/temp_failure after ~20 min instead of riding the greylist ladder.
    */
-  tempFailureLadderMinutes: [5, 20] as readonly number[],
+  tempFailureLadderMinutes: RETRY_POLICY.temporary,
   /** SWEEP_INTERVAL_MS: how often due retries and job deadlines are looked for. */
   sweepIntervalMs: 1_000,
   /** SWEEP_BATCH: retries re-enqueued per sweep per replica. */

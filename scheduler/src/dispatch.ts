@@ -7,7 +7,7 @@ import { SUBJECTS, probeSessionReply, type ProbeSessionReply, type ProbeSessionR
 import { classifyReply, verdict } from '@dv/verdict';
 import { REQUEST_ID_HEADER, requestIdHeaders } from '@dv/runtime';
 import { msUntilReady, type Batcher, type DomainQueue } from './batcher.ts';
-import { retryLadders } from './config.ts';
+import { retryPolicy } from './config.ts';
 import { errorBudgetFrom, probesCatchAll } from './cut.ts';
 import { decideAddress, provesCatchAll } from './decide.ts';
 import { free, rankCandidates, type Candidate } from './fleet.ts';
@@ -276,7 +276,7 @@ export class Dispatcher {
     // Only a policy block needs to know whether another IP could take the work (Redis round trips).
     const blockedHere = reply.results.some((r) => r.reply && classifyReply(r.reply).class === 'policy_blocked');
     const otherIpAvailable = blockedHere ? await this.otherIpAvailable(provider.id, c.ipKey) : false;
-    const ladders = retryLadders(cfg);
+    const ladders = retryPolicy(cfg);
     const sourceIp = reply.source_ip ?? c.sourceIp;
     let paused = false;
     let blocked = false;
@@ -331,8 +331,8 @@ export class Dispatcher {
         case 'move_ip':
           if (!blocked) {
             blocked = true;
-            await pol.block(provider.id, c.ipKey, cfg.IP_BLOCK_MS).catch((err: unknown) => {
-              this.holdLocally('block', provider.id, c.ipKey, cfg.IP_BLOCK_MS, 'blocked', (left) => pol.block(provider.id, c.ipKey, left), err);
+            await pol.block(provider.id, c.ipKey, dec.blockMs).catch((err: unknown) => {
+              this.holdLocally('block', provider.id, c.ipKey, dec.blockMs, 'blocked', (left) => pol.block(provider.id, c.ipKey, left), err);
             });
             this.d.metrics.ipBlocks.inc({ provider: label });
             this.d.log.warn({ provider: provider.id, ip: c.ipKey }, 'policy block: IP marked blocked for this provider; moving the work');
@@ -384,13 +384,13 @@ export class Dispatcher {
 
   /** Pauses (provider, IP) after a throttle, in Redis or, when Redis errs, here (first pause length: the streak is in Redis). */
   private async recordPause(provider: string, ipKey: string): Promise<number> {
-    const cfg = this.d.config;
+    const { throttlePause } = retryPolicy(this.d.config);
     const pol = this.d.politeness;
     try {
-      return await pol.pause(provider, ipKey, cfg.PROVIDER_PAUSE_INITIAL_MS, cfg.PROVIDER_PAUSE_MAX_MS);
+      return await pol.pause(provider, ipKey, throttlePause);
     } catch (err) {
-      this.holdLocally('pause', provider, ipKey, cfg.PROVIDER_PAUSE_INITIAL_MS, 'paused', (left) => pol.setPause(provider, ipKey, left), err);
-      return cfg.PROVIDER_PAUSE_INITIAL_MS;
+      this.holdLocally('pause', provider, ipKey, throttlePause.initialMs, 'paused', (left) => pol.setPause(provider, ipKey, left), err);
+      return throttlePause.initialMs;
     }
   }
 

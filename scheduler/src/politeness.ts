@@ -5,7 +5,7 @@
 // clock, so replicas with skewed clocks still agree. The limits themselves are pure (limitsFor).
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { ProviderRow } from '@dv/verdict';
+import { throttlePauseMs, type ProviderRow, type ThrottlePause } from '@dv/verdict';
 import type { SchedulerConfig } from './config.ts';
 
 export interface Limits {
@@ -27,11 +27,6 @@ export function limitsFor(
     sessionsPerMin: config.POLITE_SESSIONS_PER_MIN || p.newSessionsPerMinute,
     rcptsPerSession: Math.max(1, Math.min(rcpts, config.MAX_RCPTS_PER_SESSION, learnedRcpts ?? Infinity)),
   };
-}
-
-/** Pause after the (streak+1)-th throttling reply in a row: initial, doubling, capped (design.md: 10 min → 1 h). */
-export function pauseMsFor(streak: number, initialMs: number, maxMs: number): number {
-  return Math.min(initialMs * 2 ** Math.max(0, streak), maxMs);
 }
 
 export type GateResult =
@@ -96,13 +91,13 @@ export class Politeness {
     await this.redis.zrem(this.key('sem', provider, ipKey), leaseId);
   }
 
-  /** Pauses (provider, IP) after a throttling reply; the pause doubles with each throttle in a row. */
-  async pause(provider: string, ipKey: string, initialMs: number, maxMs: number): Promise<number> {
+  /** Pauses (provider, IP) after a throttling reply; the pause grows with each throttle in a row (@dv/verdict throttlePauseMs). */
+  async pause(provider: string, ipKey: string, policy: ThrottlePause): Promise<number> {
     const streakKey = this.key('streak', provider, ipKey);
     const streak = (await this.redis.incr(streakKey)) - 1;
-    const ms = pauseMsFor(streak, initialMs, maxMs);
+    const ms = throttlePauseMs(streak, policy);
     // The streak outlives the pause so the next throttle soon after doubles it; a clean session resets it.
-    await this.redis.pexpire(streakKey, ms + maxMs);
+    await this.redis.pexpire(streakKey, ms + policy.maxMs);
     await this.redis.set(this.key('pause', provider, ipKey), '1', 'PX', ms);
     return ms;
   }

@@ -23,8 +23,8 @@ export { REPLY_CLASS } from './reply-types.ts';
 export type { ClassifiedReply, ReplyClass, ReplyRule, SmtpReply } from './reply-types.ts';
 
 export { GREYLIST_LADDER_MINUTES, POLICY_BLOCK_MINUTES, TEMP_FAILURE_LADDER_MINUTES, THROTTLE_PAUSE } from './data/retry-ladder.ts';
-export { nextAction, RETRY_LADDERS, throttlePauseMs } from './next-action.ts';
-export type { NextAction, NextActionContext, RetryLadders } from './next-action.ts';
+export { nextAction, RETRY_LADDERS, RETRY_POLICY, throttlePauseMs } from './next-action.ts';
+export type { NextAction, NextActionContext, RetryLadders, RetryPolicy, ThrottlePause } from './next-action.ts';
 
 export { precheck, verdict } from './verdict.ts';
 export type { DnsOutcome, Precheck, ProbeOutcome, SessionOutcome, VerdictInput } from './verdict.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GREYLIST_LADDER_MINUTES, TEMP_FAILURE_LADDER_MINUTES } from './data/retry-ladder.ts';
-import { nextAction, RETRY_LADDERS, throttlePauseMs } from './next-action.ts';
+import { nextAction, RETRY_LADDERS, RETRY_POLICY, throttlePauseMs } from './next-action.ts';
 import type { NextAction, NextActionContext } from './next-action.ts';
 import type { ReplyClass } from './reply-types.ts';
 
@@ -69,4 +69,14 @@ describe('throttlePauseMs', () => {
     [3, 60],
     [10, 60],
   ])('streak %i -> %i min', (streak, minutes) => expect(throttlePauseMs(streak)).toBe(minutes * MIN));
+
+  it('takes the caller’s pause, and nextAction takes the caller’s pause and block (the scheduler’s settings)', () => {
+    const throttlePause = { initialMs: 1_000, factor: 3, maxMs: 5_000 };
+    expect([0, 1, 2].map((s) => throttlePauseMs(s, throttlePause))).toEqual([1_000, 3_000, 5_000]);
+    const policy = { ...RETRY_POLICY, throttlePause, ipBlockMs: 7_000 };
+    expect(nextAction('throttled', 1, policy, { throttleStreak: 1 })).toMatchObject({ kind: 'pause_provider', pauseMs: 3_000 });
+    expect(nextAction('policy_blocked', 1, policy, { otherIpAvailable: true })).toMatchObject({ kind: 'move_ip', blockIpForMs: 7_000 });
+    // Ladders alone: pause and block from the data file.
+    expect(nextAction('policy_blocked', 1, { greylist: [1], temporary: [1] }, { otherIpAvailable: true })).toMatchObject({ blockIpForMs: 60 * MIN });
+  });
 });

@@ -1,5 +1,7 @@
 // What the scheduler does after a classified RCPT reply (design.md section 4, step 5). Pure: the
-// caller passes how far along the item is; timing comes from data/retry-ladder.ts.
+// caller passes how far along the item is and its retry policy; the policy's defaults are the
+// data in data/retry-ladder.ts, the one place the ladders, the throttle pause and the IP block
+// are written down (the scheduler's defaults come from there, its settings override them).
 import { GREYLIST_LADDER_MINUTES, POLICY_BLOCK_MINUTES, TEMP_FAILURE_LADDER_MINUTES, THROTTLE_PAUSE } from './data/retry-ladder.ts';
 import type { ReplyClass } from './reply-types.ts';
 
@@ -13,7 +15,28 @@ export interface RetryLadders {
   temporary: readonly number[];
 }
 
-export const RETRY_LADDERS: RetryLadders = { greylist: GREYLIST_LADDER_MINUTES, temporary: TEMP_FAILURE_LADDER_MINUTES };
+/** Pause of a (provider, source IP) after throttling replies: initial, times factor per throttle in a row, capped. */
+export interface ThrottlePause {
+  initialMs: number;
+  factor: number;
+  maxMs: number;
+}
+
+/** The whole retry policy: both ladders, the throttle pause and how long a policy block keeps our IP away. */
+export interface RetryPolicy extends RetryLadders {
+  throttlePause: ThrottlePause;
+  ipBlockMs: number;
+}
+
+export const RETRY_POLICY: RetryPolicy = {
+  greylist: GREYLIST_LADDER_MINUTES,
+  temporary: TEMP_FAILURE_LADDER_MINUTES,
+  throttlePause: { initialMs: THROTTLE_PAUSE.initialMinutes * MINUTE_MS, factor: THROTTLE_PAUSE.factor, maxMs: THROTTLE_PAUSE.maxMinutes * MINUTE_MS },
+  ipBlockMs: POLICY_BLOCK_MINUTES * MINUTE_MS,
+};
+
+/** The ladders alone (RETRY_POLICY is one). */
+export const RETRY_LADDERS: RetryLadders = RETRY_POLICY;
 
 export interface NextActionContext {
   /** Milliseconds from the item's first attempt to now (ladder steps count from the first try). */
@@ -38,10 +61,9 @@ export type NextAction =
   /** Reconnect and send at most `maxRcpts` RCPTs per session from now on. */
   | { kind: 'reconnect_fewer_rcpts'; maxRcpts: number; why: string };
 
-/** Pause after the (streak + 1)-th throttling reply in a row: 10, 20, 40, 60, 60... minutes. */
-export function throttlePauseMs(throttleStreak: number): number {
-  const minutes = THROTTLE_PAUSE.initialMinutes * THROTTLE_PAUSE.factor ** Math.max(0, throttleStreak);
-  return Math.min(minutes, THROTTLE_PAUSE.maxMinutes) * MINUTE_MS;
+/** Pause after the (streak + 1)-th throttling reply in a row: by default 10, 20, 40, 60, 60... minutes. */
+export function throttlePauseMs(throttleStreak: number, pause: ThrottlePause = RETRY_POLICY.throttlePause): number {
+  return Math.min(pause.initialMs * pause.factor ** Math.max(0, throttleStreak), pause.maxMs);
 }
 
 /**
@@ -50,7 +72,8 @@ export function throttlePauseMs(throttleStreak: number): number {
  * short temporary ladder for other temporary failures; when the ladder is used up, the item is
  * final (verdict() turns a temporary reply into unknown/temp_failure).
  */
-export function nextAction(replyClass: ReplyClass, attempt: number, ladders: RetryLadders = RETRY_LADDERS, ctx: NextActionContext = {}): NextAction {
+export function nextAction(replyClass: ReplyClass, attempt: number, ladders: RetryLadders | RetryPolicy = RETRY_POLICY, ctx: NextActionContext = {}): NextAction {
+  const policy: RetryPolicy = { ...RETRY_POLICY, ...ladders };
   const exhausted = attempt > ladders.greylist.length;
   const ladderRetry = (ladder: readonly number[], why: string): NextAction => {
     if (attempt > ladder.length) return { kind: 'final', why: `retry ladder used up after ${attempt} attempts` };
@@ -70,7 +93,7 @@ export function nextAction(replyClass: ReplyClass, attempt: number, ladders: Ret
       return ladderRetry(ladders.temporary, 'temporary failure, not greylisting: retry on the short ladder');
     case 'throttled':
       if (exhausted) return { kind: 'final', why: `still throttled after ${attempt} attempts` };
-      return { kind: 'pause_provider', pauseMs: throttlePauseMs(ctx.throttleStreak ?? 0), why: 'rate limited: slow down for this provider and IP' };
+      return { kind: 'pause_provider', pauseMs: throttlePauseMs(ctx.throttleStreak ?? 0, policy.throttlePause), why: 'rate limited: slow down for this provider and IP' };
     case 'too_many_recipients': {
       const sent = ctx.rcptsInSession ?? 1;
       if (sent <= 1) return ladderRetry(ladders.temporary, 'too many recipients with a single RCPT: treat as temporary');
@@ -78,7 +101,7 @@ export function nextAction(replyClass: ReplyClass, attempt: number, ladders: Ret
     }
     case 'policy_blocked':
       if (ctx.otherIpAvailable) {
-        return { kind: 'move_ip', blockIpForMs: POLICY_BLOCK_MINUTES * MINUTE_MS, why: 'our IP is blocked by this provider: route elsewhere' };
+        return { kind: 'move_ip', blockIpForMs: policy.ipBlockMs, why: 'our IP is blocked by this provider: route elsewhere' };
       }
       return { kind: 'final', why: 'blocked by policy and no other IP is available' };
   }
