@@ -13,6 +13,12 @@ export interface Caller {
   ip: string;
 }
 
+/** What each tier's daily allowance is counted against (also used by `npm run admin -- lookup-quota:reset`). */
+export const QUOTA_SUBJECTS = {
+  anonymous: (ip: string) => `ip:${quotaSubject(ip)}`,
+  free: (owner: string) => `key:${owner}`,
+} as const;
+
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="lookup"' };
 
 /**
@@ -22,7 +28,7 @@ const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="lookup"' };
 export async function resolveCaller(ctx: LookupContext, req: Request): Promise<Caller> {
   const ip = clientIp(req);
   const auth = bearerKey(req);
-  if (auth.kind === 'none') return { tier: 'anonymous', subject: `ip:${quotaSubject(ip)}`, ip };
+  if (auth.kind === 'none') return { tier: 'anonymous', subject: QUOTA_SUBJECTS.anonymous(ip), ip };
   if (auth.kind === 'malformed') throw new ApiError('invalid_api_key', 'Send the key as "Authorization: Bearer dk_free_…", or send no Authorization header to use the anonymous allowance.', {}, UNAUTHORIZED_HEADERS);
   if (!auth.key.startsWith(FREE_KEY_PREFIX)) throw new ApiError('invalid_api_key', 'This service accepts free keys (dk_free_…). Paid-plan keys belong to the paid API.', {}, UNAUTHORIZED_HEADERS);
   const subject = quotaSubject(ip);
@@ -39,7 +45,7 @@ export async function resolveCaller(ctx: LookupContext, req: Request): Promise<C
     await ctx.keyAttempts.failed(subject);
     throw new ApiError('invalid_api_key', 'This key is unknown or was replaced by a newer key for the same email. Request a new one with request_api_key or POST /v1/keys/request.', {}, UNAUTHORIZED_HEADERS);
   }
-  return { tier: 'free', subject: `key:${doc.owner}`, ip };
+  return { tier: 'free', subject: QUOTA_SUBJECTS.free(doc.owner), ip };
 }
 
 export async function currentUsage(ctx: LookupContext, caller: Caller): Promise<Usage & { used_today: number; resets_at: string }> {

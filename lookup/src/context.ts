@@ -41,6 +41,9 @@ export interface LookupContextOptions {
   now?: () => number;
 }
 
+/** Redis key names (after REDIS_KEY_PREFIX) of the daily allowances, by tier. */
+export const QUOTA_LIMITER_NAMES = { anonymous: 'quota:anonymous', free: 'quota:free' } as const;
+
 export function createLookupContext(opts: LookupContextOptions): LookupContext {
   const { config, redis } = opts;
   const now = opts.now ?? Date.now;
@@ -54,8 +57,8 @@ export function createLookupContext(opts: LookupContextOptions): LookupContext {
     metrics: createLookupMetrics(opts.registry),
     cache: new ResultCache({ redis, keyPrefix: prefix, ttlSeconds: config.CACHE_TTL_SECONDS }),
     quotas: {
-      anonymous: daily('quota:anonymous', config.ANONYMOUS_LOOKUPS_PER_DAY),
-      free: daily('quota:free', config.FREE_KEY_LOOKUPS_PER_DAY),
+      anonymous: daily(QUOTA_LIMITER_NAMES.anonymous, config.ANONYMOUS_LOOKUPS_PER_DAY),
+      free: daily(QUOTA_LIMITER_NAMES.free, config.FREE_KEY_LOOKUPS_PER_DAY),
     },
     keyRequestLimits: {
       perEmail: daily('keyreq:email', config.KEY_REQUESTS_PER_EMAIL_PER_DAY),

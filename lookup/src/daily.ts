@@ -72,6 +72,11 @@ export class DailyLimiter {
     };
   }
 
+  /** Forgets today's count of a subject (the admin CLI's quota reset); true when there was one. */
+  async reset(subject: string): Promise<boolean> {
+    return this.limiter.delete(`${utcDay(this.now())}:${subject}`);
+  }
+
   /** The state without spending anything (cached answers, the limits endpoint). */
   async peek(subject: string): Promise<DailyState> {
     const nowMs = this.now();

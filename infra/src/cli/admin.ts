@@ -1,19 +1,63 @@
 // `npm run admin -- <command>`: the launcher's own commands (what the local mail catcher and
-// webhook receiver got) here; accounts, keys and credits in packages/accounts/src/cli.ts, which
-// this hands every other command to.
+// webhook receiver got) and the lookup service's (free keys, daily allowances) here; accounts,
+// keys and credits in packages/accounts/src/cli.ts, which this hands every other command to.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { connectMongo } from '@dv/runtime';
+import { Redis } from 'ioredis';
 import { formatInbox } from '../inbox/format.ts';
 import { readEntries } from '../inbox/store.ts';
+import { mintFreeLookupKey, resetLookupQuota } from '../lookup-admin.ts';
 import { REPO_ROOT } from '../stack/stack.ts';
 
 const LOCAL_USAGE = `Local stack (npm start / npm run demo):
-  inbox [--last N] [--json]   mails the services sent (with their links) and webhook deliveries (with the signature check)`;
+  inbox [--last N] [--json]   mails the services sent (with their links) and webhook deliveries (with the signature check)
+
+Lookup service:
+  lookup-key:create  --email EMAIL        a free lookup key for that email, no email round trip (printed once; revokes its earlier keys)
+  lookup-quota:reset --email EMAIL | --ip IP
+                                          gives a free key's owner, or an anonymous client, today's lookups back`;
 
 const localDir = process.env.DV_LOCAL_DIR ?? join(REPO_ROOT, '.local');
 const [command, ...rest] = process.argv.slice(2);
 
-if (command === 'inbox') {
+/** MONGODB_URL / REDIS_URL when set, else the running launcher's (its stack.json). */
+function stackUrl(name: 'MONGODB_URL' | 'REDIS_URL'): string {
+  const set = process.env[name];
+  if (set) return set;
+  const file = join(localDir, 'stack.json');
+  const fromStack = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { env?: Record<string, string> }).env?.[name] : undefined;
+  if (!fromStack) fail(`${name} is not set and no \`npm start\` stack is running (${file} missing)`);
+  return fromStack;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`admin: ${message}\n`);
+  process.exit(2);
+}
+
+const print = (out: unknown) => process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+
+if (command === 'lookup-key:create') {
+  const { values } = parseArgs({ args: rest, options: { email: { type: 'string' } }, strict: true });
+  if (!values.email) fail('--email is required');
+  const mongo = await connectMongo(stackUrl('MONGODB_URL'), process.env.MONGODB_DB ?? 'deliverability');
+  try {
+    print(await mintFreeLookupKey(mongo.db, values.email).catch((err: Error) => fail(err.message)));
+  } finally {
+    await mongo.close();
+  }
+} else if (command === 'lookup-quota:reset') {
+  const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, ip: { type: 'string' } }, strict: true });
+  if (!values.email === !values.ip) fail('give exactly one of --email (a free key\'s owner) or --ip (an anonymous client)');
+  const redis = new Redis(stackUrl('REDIS_URL'), { maxRetriesPerRequest: 1 });
+  try {
+    print(await resetLookupQuota(redis, values.email ? { email: values.email } : { ip: values.ip! }));
+  } finally {
+    redis.disconnect();
+  }
+} else if (command === 'inbox') {
   const { values } = parseArgs({ args: rest, options: { last: { type: 'string' }, json: { type: 'boolean' } }, strict: true });
   const last = values.last === undefined ? 20 : Number(values.last);
   if (!Number.isInteger(last) || last < 1) {

@@ -55,6 +55,23 @@ describe('npm run admin', () => {
     expect(JSON.parse(credits.out)).toEqual({ account_id: account._id, credits: 150 });
   });
 
+  it('lists accounts newest first without secrets, and finds them by id or part of a name or email', async () => {
+    const a = JSON.parse((await admin('account:create', '--name', 'Findable Ltd', '--email', 'ops@findable.test', '--plan', 'business')).out) as { _id: string };
+    const b = JSON.parse((await admin('account:create', '--name', 'Other (co)', '--email', 'x+y@other.test', '--plan', 'pro')).out) as { _id: string };
+    const list = await admin('account:list');
+    expect(list.out).not.toContain('whsec_');
+    const ids = (JSON.parse(list.out) as { account_id: string }[]).map((r) => r.account_id);
+    expect(ids.indexOf(b._id)).toBeLessThan(ids.indexOf(a._id));
+    expect(JSON.parse((await admin('account:list', '--limit', '1')).out)).toHaveLength(1);
+    const find = async (q: string) => (JSON.parse((await admin('account:find', '--query', q)).out) as { account_id: string }[]).map((r) => r.account_id);
+    expect(await find('FINDABLE')).toEqual([a._id]);
+    expect(await find(a._id)).toEqual([a._id]);
+    // Taken literally: regex characters in the query match themselves.
+    expect(await find('x+y@')).toEqual([b._id]);
+    expect(await find('(co)')).toEqual([b._id]);
+    expect(await find('.*')).toEqual([]);
+  });
+
   it('explains bad input and exits non-zero', async () => {
     const noPlan = await admin('account:create', '--name', 'x', '--email', 'x@acme.test', '--plan', 'platinum');
     expect(noPlan.code).toBe(2);

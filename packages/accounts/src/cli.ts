@@ -7,13 +7,15 @@ import { ALL_COLLECTIONS, PLAN_NAMES, PORTFOLIO_PLAN_NAMES, type PlanName, type 
 import { connectMongo, ensureCollections } from '@dv/runtime';
 import { publicKey } from './model.ts';
 import { createPortfolioKey, listPortfolioKeys, publicPortfolioKey, revokePortfolioKey, setPortfolioPlan } from './portfolio-keys.ts';
-import { AccountError, addCredits, createAccount, createApiKey, getAccount, listApiKeys, revokeApiKey } from './store.ts';
+import { AccountError, addCredits, createAccount, createApiKey, getAccount, listAccounts, listApiKeys, revokeApiKey } from './store.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
 Commands:
   account:create --name NAME --email EMAIL --plan PLAN [--credits N] [--inactive]
   account:show   --account ACC_ID
+  account:list   [--limit N]                  newest first: id, name, email, plan, status, credits
+  account:find   --query TEXT                 an id, or part of a name or email (case-insensitive)
   key:create     --account ACC_ID --name NAME [--mode live|sandbox]   (prints the full key once)
   key:list       --account ACC_ID
   key:revoke     --key KEY_ID_OR_PREFIX
@@ -63,6 +65,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, inactive: { type: 'boolean' },
       account: { type: 'string' }, mode: { type: 'string' }, key: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' },
+      query: { type: 'string' }, limit: { type: 'string' },
     },
     strict: true,
   });
@@ -87,6 +90,12 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'account:show':
         out = await getAccount(db, required(values, 'account'));
+        break;
+      case 'account:list':
+        out = await listAccounts(db, { limit: values.limit ? wholeNumber(values.limit, 'limit') : 50 });
+        break;
+      case 'account:find':
+        out = await listAccounts(db, { query: required(values, 'query'), limit: values.limit ? wholeNumber(values.limit, 'limit') : 50 });
         break;
       case 'key:create': {
         const mode = values.mode ?? 'live';

@@ -59,6 +59,31 @@ export async function getAccount(db: Db, accountId: string): Promise<Account> {
   return account;
 }
 
+export interface AccountSummary {
+  account_id: string;
+  name: string;
+  email: string;
+  plan: PlanName;
+  status: Account['status'];
+  credits: number;
+  created_at: Date;
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Accounts for the admin CLI, newest first, without secrets. `query` matches the id exactly or a
+ * case-insensitive part of the name or email (taken literally, not as a pattern).
+ */
+export async function listAccounts(db: Db, opts: { query?: string; limit?: number } = {}): Promise<AccountSummary[]> {
+  const q = opts.query?.trim();
+  const filter = q ? { $or: [{ _id: q }, { email: { $regex: escapeRegex(q.toLowerCase()) } }, { name: { $regex: escapeRegex(q), $options: 'i' } }] } : {};
+  const rows = await accounts(db)
+    .find(filter, { sort: { created_at: -1, _id: -1 }, limit: Math.min(Math.max(opts.limit ?? 50, 1), 1_000) })
+    .toArray();
+  return rows.map((a) => ({ account_id: a._id, name: a.name, email: a.email, plan: a.plan, status: a.status, credits: a.credits, created_at: a.created_at }));
+}
+
 export async function findAccountByEmail(db: Db, email: string): Promise<Account | null> {
   return accounts(db).findOne({ email: email.toLowerCase() });
 }
