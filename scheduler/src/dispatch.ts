@@ -187,6 +187,10 @@ export class Dispatcher {
   }
 
   private async session(q: DomainQueue<LiveItem>, values: LiveItem[], c: Candidate, leaseId: string): Promise<void> {
+    // Counted on the node before the first await: the caller saw a free session there, and other
+    // queues must not take the same one meanwhile (the node would answer `busy`).
+    this.sessionsInFlight++;
+    c.node.assigned++;
     const batch = { domain: q.domain, preferIp: q.preferIp, values };
     const { provider, dns } = values[0]!;
     const cfg = this.d.config;
@@ -200,12 +204,11 @@ export class Dispatcher {
       mail_from: cfg.PROBE_MAIL_FROM,
       source_ip: c.sourceIp,
       timeouts: { sessionMs: cfg.PROBE_SESSION_TIMEOUT_MS },
-      error_budget: await this.d.errorBudget(provider.id),
+      // Never throws (the counts above are given back in the finally below only).
+      error_budget: await this.d.errorBudget(provider.id).catch(() => null),
     };
     const startedAt = new Date();
     for (const v of batch.values) this.d.metrics.dispatchLatency.observe({ priority: v.h.priority }, (startedAt.getTime() - v.h.receivedAtMs) / 1000);
-    this.sessionsInFlight++;
-    c.node.assigned++;
     let reply: ProbeSessionReply | null = null;
     let failure = '';
     try {
