@@ -5,7 +5,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
 import { PROBE_DEFAULTS } from './defaults.ts';
-import { ConnectionPool } from './pool.ts';
+import { ConnectionPool, type PooledConnection } from './pool.ts';
+import type { SmtpConnection } from './smtp/connection.ts';
 import { createResolver } from './resolve.ts';
 import { runSession } from './session.ts';
 import { request, testConfig } from './testing.ts';
@@ -107,6 +108,38 @@ describe('connection reuse', () => {
       }
     });
   }
+});
+
+describe('which connection stays idle', () => {
+  /** Just what the pool touches: QUIT goes out, 221 comes back, the socket is destroyed. */
+  function fakeConnection(name: string, log: string[]): PooledConnection {
+    const conn = {
+      reusable: true,
+      adopt: () => undefined,
+      send: (commands: { verb: string }[]) => void log.push(`${name} ${commands.map((c) => c.verb).join(' ')}`),
+      read: () => Promise.resolve({ code: 221, enhanced: null, lines: ['221 bye'] }),
+      destroy: () => void log.push(`${name} closed`),
+    } as unknown as SmtpConnection;
+    return { conn, host: 'mx.example.test', ip: '192.0.2.1', ext: { pipelining: true, startTls: false, smtputf8: false }, tls: null, useStartTls: false, transactions: 1, errors: 0 };
+  }
+
+  it('of two to the same host, the one with fewer errors stays and the other is QUIT before put resolves', async () => {
+    const log: string[] = [];
+    const pool = new ConnectionPool({ idleMs: 5_000, maxIdle: 10, maxTransactions: 100, quitTimeoutMs: 500 });
+    await pool.put('192.0.2.9', { ...fakeConnection('a', log), errors: 3 });
+    // Fewer errors: more sessions fit under the host's error budget on it, so it replaces "a".
+    await pool.put('192.0.2.9', { ...fakeConnection('b', log), errors: 0 });
+    expect(log).toEqual(['a QUIT', 'a closed']);
+    // Not fewer than the idle one's: QUIT, the idle one stays.
+    await pool.put('192.0.2.9', { ...fakeConnection('c', log), errors: 0 });
+    await pool.put('192.0.2.9', { ...fakeConnection('d', log), errors: 2 });
+    expect(log).toEqual(['a QUIT', 'a closed', 'c QUIT', 'c closed', 'd QUIT', 'd closed']);
+    expect(pool.size).toBe(1);
+    const kept = pool.take('192.0.2.9', 'mx.example.test');
+    expect(kept?.errors).toBe(0);
+    kept!.conn.send([{ verb: 'RSET' }]);
+    expect(log.at(-1)).toBe('b RSET');
+  });
 });
 
 /**

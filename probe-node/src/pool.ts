@@ -59,6 +59,11 @@ export function hasErrorRoom(errors: number, worstCase: number, budget: number):
   return errors === 0 || errors + worstCase < budget;
 }
 
+/** Whether `a` leaves more room under an error budget than `b` (fewer errors drawn). */
+export function moreRoom(a: Pick<PooledConnection, 'errors'>, b: Pick<PooledConnection, 'errors'>): boolean {
+  return a.errors < b.errors;
+}
+
 export function poolKey(sourceIp: string | undefined | null, host: string): string {
   return `${sourceIp ?? '*'}|${host.toLowerCase()}`;
 }
@@ -114,24 +119,32 @@ export class ConnectionPool {
    */
   async put(sourceIp: string | undefined | null, entry: PooledConnection): Promise<void> {
     const key = poolKey(sourceIp, entry.host);
-    if (this.o.idleMs <= 0 || entry.transactions >= this.o.maxTransactions || !entry.conn.reusable || this.idle.has(key)) {
+    const other = this.idle.get(key);
+    if (this.o.idleMs <= 0 || entry.transactions >= this.o.maxTransactions || !entry.conn.reusable || (other && !moreRoom(entry, other.entry))) {
       if (entry.conn.reusable) await quit(entry.conn, this.o.quitTimeoutMs);
       entry.conn.destroy();
       return;
     }
+    // One idle connection per (source, host): this one has drawn fewer errors than the idle one, so
+    // more sessions can run on it before the error budget refuses it. It takes the other's place at
+    // once (no session can slip a third one in between) and the other is closed before this session
+    // replies: its politeness slot covers the closing connection, as when this one was QUIT.
+    if (other) this.idle.delete(key);
     // Idle, it belongs to no session: no session deadline may cut it (the idle timer does).
     entry.conn.adopt(undefined);
+    const provider = providerForMx(entry.host).id;
     const timer = setTimeout(() => {
       if (this.idle.get(key)?.entry === entry) this.idle.delete(key);
-      void this.close({ entry, timer });
+      void this.close({ entry, timer, provider });
     }, this.o.idleMs);
     timer.unref();
-    this.idle.set(key, { entry, timer, provider: providerForMx(entry.host).id });
+    this.idle.set(key, { entry, timer, provider });
     while (this.idle.size > this.o.maxIdle) {
       const [oldestKey, oldest] = this.idle.entries().next().value!;
       this.idle.delete(oldestKey);
       void this.close(oldest);
     }
+    if (other) await this.close(other);
   }
 
   /** QUITs every idle connection (shutdown). */
