@@ -5,7 +5,7 @@
 // First the same addresses are driven straight into the probe nodes (no scheduler, queue or
 // storage: the raw rate), then through the whole pipeline. Last line: one JSON object.
 import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { COLLECTIONS, SUBJECTS, itemId, newId, probeSessionReply, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type ProbeSessionRequest } from '@dv/contracts';
 import { JetStreamPublisher, connectMongo } from '@dv/runtime';
@@ -189,10 +189,13 @@ try {
   // --heap-mb N: V8 heap cap of the scheduler and probe processes, as a container memory limit or
   // NODE_OPTIONS would set it in a deployment (unset: V8's default, sized from this box's RAM).
   const heapOpts = args.has('heap-mb') ? [`--max-old-space-size=${Number(args.get('heap-mb'))}`] : [];
-  const nodeOptions = (...more: string[]): Record<string, string> => ([...heapOpts, ...more].length > 0 ? { NODE_OPTIONS: [...heapOpts, ...more].join(' ') } : {});
+  const nodeOptions = (): Record<string, string> => (heapOpts.length > 0 ? { NODE_OPTIONS: heapOpts.join(' ') } : {});
+  // --prof DIR: a CPU profile of the scheduler and of each probe node, written when it stops. Node
+  // refuses --cpu-prof in NODE_OPTIONS, so it goes on the command line: a shell execs node with it.
+  const prof = args.has('prof') ? { wrap: ['sh', '-c', `exec "$0" --cpu-prof --cpu-prof-dir=${JSON.stringify(resolvePath(String(args.get('prof'))))} "$@"`] } : {};
   const probeEnv = (id: string, ip: string) => ({ ...base, ...nodeOptions(), PROBE_NODE_ID: id, PROBE_SOURCE_IPS: ip, PROBE_HELO_NAME: 'probe.test', PROBE_MAIL_FROM: 'verify@probe.test', PROBE_ALLOW_PRIVATE_MX: 'true' });
-  procs.push(await startServiceProcess('probe-node', { env: probeEnv('bench-a', '127.0.0.1'), logDir }));
-  procs.push(await startServiceProcess('probe-node', { env: probeEnv('bench-b', '127.0.0.2'), logDir }));
+  procs.push(await startServiceProcess('probe-node', { env: probeEnv('bench-a', '127.0.0.1'), logDir, ...prof }));
+  procs.push(await startServiceProcess('probe-node', { env: probeEnv('bench-b', '127.0.0.2'), logDir, ...prof }));
   // As the services connect (@dv/runtime connectNats): without noAsyncTraces every publish and
   // request builds two stack traces up front, CPU the gateway's own publishing does not spend.
   const nc = await connect({ servers: stack.env.NATS_URL, noAsyncTraces: true });
@@ -204,8 +207,9 @@ try {
   world.reset();
 
   const scheduler = await startServiceProcess('scheduler', {
-    env: { ...base, ...nodeOptions(...(args.has('prof') ? ['--cpu-prof', `--cpu-prof-dir=${args.get('prof')}`] : [])), LOG_LEVEL: args.get('log') ?? 'warn', GREYLIST_LADDER_SCALE: String(LADDER_SCALE), POLITE_SESSIONS_PER_MIN: '100000', MAX_ITEMS_IN_FLIGHT: IN_FLIGHT, FETCH_BATCH: '500' },
+    env: { ...base, ...nodeOptions(), LOG_LEVEL: args.get('log') ?? 'warn', GREYLIST_LADDER_SCALE: String(LADDER_SCALE), POLITE_SESSIONS_PER_MIN: '100000', MAX_ITEMS_IN_FLIGHT: IN_FLIGHT, FETCH_BATCH: '500' },
     logDir,
+    ...prof,
   });
   procs.push(scheduler);
 
