@@ -1,6 +1,6 @@
 // The scanner as a process (main.ts): role `worker` runs the planner and the workers, so a domain
 // added to a portfolio is scanned with no request; /metrics carries the scan and queue metrics;
-// SIGTERM drains and exits 0. Role `api` scans nothing.
+// SIGTERM drains and exits 0. Role `api` scans nothing and serves the API and the MCP connector.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, type CorpusDomainDoc } from '@dv/contracts';
 import { startServiceProcess } from '../../infra/src/services.ts';
@@ -30,6 +30,11 @@ describe('portfolio-scanner process', () => {
     const unauth = await fetch(`${api.url}/api/v1/domains/`);
     expect(unauth.status).toBe(401);
     expect(await unauth.json()).toMatchObject({ status: 'error', data: null, errors: [{ code: 'authentication_required' }] });
+    // So is the MCP connector, whose OAuth issuer is PUBLIC_BASE_URL (the launcher's: this address).
+    const mcp = await fetch(`${api.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata=".+\/\.well-known\/oauth-protected-resource\/mcp"$/);
+    expect(((await (await fetch(`${api.url}/.well-known/oauth-authorization-server`)).json()) as { scopes_supported: string[] }).scopes_supported).toEqual(['mcp']);
     expect(await api.stop(5_000)).toBe(0);
 
     const worker = await startServiceProcess('portfolio-scanner', { env: { ...env, PORTFOLIO_ROLE: 'worker' }, logDir });
