@@ -1,5 +1,5 @@
 import type { Express, Request, Response } from 'express';
-import { ApiError, defineHttpRoute, mountHttpRoutes, mountRouteErrors, sendProblem, toApiError, TooManyAuthAttempts, type HttpRoute, type RouteReply } from '@dv/runtime';
+import { ApiError, defineHttpRoute, mountHttpRoutes, mountRouteErrors, sendPrivateJson, sendProblem, toApiError, TooManyAuthAttempts, type HttpRoute, type RouteReply } from '@dv/runtime';
 import type { GatewayContext } from '../context.ts';
 import { resourceMetadataUrl } from '../oauth/metadata.ts';
 import type { Caller } from '../services/auth.ts';
@@ -45,11 +45,10 @@ async function authenticate(ctx: GatewayContext, req: Request, def: RouteDef): P
 
 /** JSON, or a stored problem+json reply (an idempotent replay of an error) sent as it was. */
 export function sendReply(res: Response, reply: RouteReply): void {
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  if (!reply.headers?.['Content-Type']?.startsWith('application/problem+json')) return sendPrivateJson(res, reply);
+  for (const [k, v] of Object.entries(reply.headers)) res.setHeader(k, v);
   res.setHeader('Cache-Control', 'private, no-store');
-  res.status(reply.status);
-  if (reply.headers?.['Content-Type']?.startsWith('application/problem+json')) res.send(JSON.stringify(reply.body));
-  else res.json(reply.body);
+  res.status(reply.status).send(JSON.stringify(reply.body));
 }
 
 /** Mounts every route; other methods on a known path answer 405 with an Allow header. */

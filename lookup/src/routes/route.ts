@@ -1,6 +1,6 @@
-import type { Express, Response } from 'express';
+import type { Express } from 'express';
 import { z } from 'zod';
-import { ApiError, defineHttpRoute, mountHttpRoutes, type HttpRoute, type InputSource, type RouteReply, type ValidationIssue } from '@dv/runtime';
+import { ApiError, defineHttpRoute, mountHttpRoutes, sendPrivateJson, type HttpRoute, type InputSource, type ValidationIssue } from '@dv/runtime';
 import { resolveCaller, type Caller } from '../caller.ts';
 import type { LookupContext } from '../context.ts';
 
@@ -20,13 +20,6 @@ export function invalidInput(issues: ValidationIssue[], where: InputSource): Api
   return new ApiError('invalid_request', `Invalid ${where}${first?.field ? ` ${first.field}` : ''}: ${first?.message ?? 'bad value'}`, { errors });
 }
 
-/** Answers JSON that must not be stored by shared caches (it carries per-caller usage). */
-export function sendJson(res: Response, reply: RouteReply): void {
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
-  res.status(reply.status).setHeader('Cache-Control', 'private, no-store');
-  res.json(reply.body);
-}
-
 /** Mounts every route; other methods on a known path answer 405 with an Allow header (HEAD is answered wherever GET is). */
 export function mountRoutes(app: Express, ctx: LookupContext, routes: readonly RouteDef[]): void {
   mountHttpRoutes(app, routes, {
@@ -34,6 +27,7 @@ export function mountRoutes(app: Express, ctx: LookupContext, routes: readonly R
     authenticate: (req) => resolveCaller(ctx, req),
     invalid: invalidInput,
     methodNotAllowed: (method, path, allow) => new ApiError('method_not_allowed', `${method} is not supported on ${path}; use ${allow}.`, {}, { Allow: allow }),
-    send: sendJson,
+    // Lookup answers carry the caller's usage: never for shared caches.
+    send: sendPrivateJson,
   });
 }

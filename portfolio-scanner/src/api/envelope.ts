@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { RouteReply, ValidationIssue } from '@dv/runtime';
+import { sendPrivateJson, type RouteReply, type ValidationIssue } from '@dv/runtime';
 import type { Logger } from '@dv/runtime';
 import { PortfolioError } from './errors.ts';
 
@@ -15,11 +15,8 @@ export function okSchema(id: string, data: z.ZodType, meta: z.ZodType = z.object
   return z.object({ status: z.literal('ok'), data, meta, errors: z.array(z.never()).max(0) }).meta({ id });
 }
 
-export function sendOk(res: Response, reply: RouteReply): void {
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
-  res.setHeader('Cache-Control', 'private, no-store');
-  res.status(reply.status).json(reply.body);
-}
+/** Replies are built in the envelope by `ok`, so writing one is the shared no-store JSON writer. */
+export const sendOk = sendPrivateJson;
 
 export function invalidInput(issues: ValidationIssue[]): PortfolioError {
   const detail = issues

@@ -91,6 +91,16 @@ export function mountHttpRoutes<Ctx, Caller>(app: Express, routes: readonly Http
   }
 }
 
+/**
+ * The usual `send`: the reply's headers, `Cache-Control: private, no-store` (answers carry the
+ * caller's own data and usage, never for shared caches), its status and JSON body.
+ */
+export function sendPrivateJson(res: Response, reply: RouteReply): void {
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.status(reply.status).json(reply.body);
+}
+
 export interface RouteErrorOptions {
   /** Mount path the handlers cover (default: everything after the routes). */
   prefix?: string;
