@@ -3,6 +3,7 @@
 // design.md "Reference numbers"; per-provider politeness comes from @dv/verdict's provider table
 // and these values override it only where a SCHED_* variable is set. The retry ladders, the
 // throttle pause and the IP block are @dv/verdict's data (data/retry-ladder.ts), written once.
+import { LOAD_LEVEL_THRESHOLDS } from '@dv/contracts';
 import { RETRY_POLICY } from '@dv/verdict';
 
 export const SCHEDULER_DEFAULTS = {
@@ -155,12 +156,12 @@ export const SCHEDULER_DEFAULTS = {
   loadIntervalMs: 1_000,
   /** LOAD_KEY: key in the LOAD KV bucket. */
   loadKey: 'current',
-  /** LOAD_BUSY_SECONDS / LOAD_SATURATED_SECONDS: expected wait of a new single check at which load turns busy / saturated. */
-  loadBusySeconds: 10,
-  loadSaturatedSeconds: 60,
-  /** LOAD_BUSY_CAPACITY / LOAD_SATURATED_CAPACITY: share of probe capacity in use at which load turns busy / saturated. */
-  loadBusyCapacity: 0.7,
-  loadSaturatedCapacity: 0.95,
+  /** LOAD_BUSY_SECONDS / LOAD_SATURATED_SECONDS: expected wait of a new single check at which load turns busy / saturated (10 s, 60 s: @dv/contracts LOAD_LEVEL_THRESHOLDS, which the gateway's fallback uses). */
+  loadBusySeconds: LOAD_LEVEL_THRESHOLDS.busySeconds,
+  loadSaturatedSeconds: LOAD_LEVEL_THRESHOLDS.saturatedSeconds,
+  /** LOAD_BUSY_CAPACITY / LOAD_SATURATED_CAPACITY: share of probe capacity in use at which load turns busy / saturated (0.7, 0.95). */
+  loadBusyCapacity: LOAD_LEVEL_THRESHOLDS.busyCapacity,
+  loadSaturatedCapacity: LOAD_LEVEL_THRESHOLDS.saturatedCapacity,
   /** THROUGHPUT_HALF_LIFE_MS: half-life of the smoothing of published expected seconds (load.ts smoothLoad), so polls never swing by orders of magnitude. */
   throughputHalfLifeMs: 10_000,
   /** Seconds a single check takes on an idle system (the floor of seconds_per_single). */

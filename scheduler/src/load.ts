@@ -1,6 +1,6 @@
 // Pure load figures: from queue depths, throughput and probe capacity to the level and the seconds
 // a caller should expect (published for gateways: 202 queue info and GET /v1/status).
-import type { LoadFigures, LoadLevel } from '@dv/contracts';
+import { loadLevelOf, type LoadFigures, type LoadLevelThresholds } from '@dv/contracts';
 
 export interface LoadInput {
   /** Ready to run: JetStream pending of each priority. */
@@ -15,21 +15,15 @@ export interface LoadInput {
   capacityInUse: number;
 }
 
-export interface LoadThresholds {
-  busySeconds: number;
-  saturatedSeconds: number;
-  busyCapacity: number;
-  saturatedCapacity: number;
+export interface LoadThresholds extends LoadLevelThresholds {
   idleSecondsPerSingle: number;
 }
 
 /**
- * Level rules (first that applies):
- * - saturated: work is waiting and no probe node is up; or a new single check would wait
- *   `saturatedSeconds` or more; or `saturatedCapacity` of probe capacity is in use;
- * - busy: a new single check would wait `busySeconds` or more; or `busyCapacity` is in use;
- * - normal otherwise.
- * Single checks are served before list items, so only single checks queue ahead of a new one.
+ * The level is @dv/contracts' loadLevelOf (one definition of busy and saturated, the gateway's
+ * fallback uses it too) over the expected wait of a new single check, the share of probe capacity
+ * in use, and whether any probe node is alive. Single checks are served before list items, so
+ * only single checks queue ahead of a new one.
  */
 export function computeLoad(input: LoadInput, t: LoadThresholds, at: Date): LoadFigures {
   // A parked item waits for its time, not for capacity: it is not ahead of a new single check,
@@ -43,9 +37,7 @@ export function computeLoad(input: LoadInput, t: LoadThresholds, at: Date): Load
   const utilisation = input.capacityTotal > 0 ? input.capacityInUse / input.capacityTotal : 1;
   // No probe node alive: no live check can progress, so no estimate would be honest.
   const stalled = input.capacityTotal === 0;
-  let load: LoadLevel = 'normal';
-  if (stalled || secondsPerSingle >= t.saturatedSeconds || utilisation >= t.saturatedCapacity) load = 'saturated';
-  else if (secondsPerSingle >= t.busySeconds || utilisation >= t.busyCapacity) load = 'busy';
+  const load = loadLevelOf({ secondsPerSingle, utilisation, stalled }, t);
   return {
     load,
     queue: { single: Math.max(0, Math.round(input.queueSingle + input.parkedSingle)), list: Math.max(0, Math.round(input.queueList + input.parkedList)) },

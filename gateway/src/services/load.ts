@@ -1,13 +1,14 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { CONSUMERS, KV_BUCKETS, loadFigures, type LoadFigures, type LoadLevel } from '@dv/contracts';
+import { CONSUMERS, KV_BUCKETS, loadFigures, loadLevelOf, type LoadFigures } from '@dv/contracts';
 import type { Logger } from '@dv/runtime';
 
 // Load figures for 202s and GET /v1/status. The scheduler writes them into the `LOAD` KV bucket
 // every second (any key; the newest wins). Without a fresh entry the gateway falls back to the
 // VERIFY consumers' pending counts and default speeds, so answers stay sensible with no
-// scheduler running.
+// scheduler running; its level is the scheduler's definition (@dv/contracts loadLevelOf) over the
+// wait those speeds give, probe capacity being unknown here.
 
 export interface LoadView extends LoadFigures {
   source: 'scheduler' | 'fallback';
@@ -73,21 +74,30 @@ export class LoadReader {
     } catch {
       // No consumer info either: report an empty queue rather than fail the request.
     }
-    const load: LoadLevel = queue.single > 2_000 || queue.list > 200_000 ? 'saturated' : queue.single > 200 || queue.list > 20_000 ? 'busy' : 'normal';
-    const view: LoadView = {
-      load,
-      queue,
-      throughput_per_s: 0,
-      probe_capacity: { total: 0, in_use: 0 },
-      seconds_per_single: this.opts.fallbackSecondsPerSingle,
-      seconds_per_1000: this.opts.fallbackSecondsPer1000,
-      reason: null,
-      at: new Date(now).toISOString(),
-      source: 'fallback',
-    };
+    const view = fallbackLoad(queue, this.opts.fallbackSecondsPerSingle, this.opts.fallbackSecondsPer1000, new Date(now));
     this.fallback = { at: now, view };
     return view;
   }
+}
+
+/**
+ * Load figures without a scheduler's: the scheduler's estimates (its load.ts computeLoad) at the
+ * default speeds, single checks first (only they wait ahead of a new one), and its level rule.
+ */
+export function fallbackLoad(queue: { single: number; list: number }, secondsPerSingleIdle: number, secondsPer1000: number, at: Date): LoadView {
+  const secondsPerItem = secondsPer1000 / 1000;
+  const secondsPerSingle = secondsPerSingleIdle + queue.single * secondsPerItem;
+  return {
+    load: loadLevelOf({ secondsPerSingle, utilisation: null, stalled: false }),
+    queue,
+    throughput_per_s: 0,
+    probe_capacity: { total: 0, in_use: 0 },
+    seconds_per_single: Math.round(secondsPerSingle * 100) / 100,
+    seconds_per_1000: Math.round((queue.single + queue.list + 1000) * secondsPerItem * 100) / 100,
+    reason: null,
+    at: at.toISOString(),
+    source: 'fallback',
+  };
 }
 
 function safeJson(s: string): unknown {

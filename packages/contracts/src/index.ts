@@ -9,3 +9,4 @@ export * from './portfolio.ts';
 export * from './portfolio-docs.ts';
 export * from './portfolio-exports.ts';
 export * from './nats-users.ts';
+export * from './load-level.ts';
