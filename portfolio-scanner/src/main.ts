@@ -44,6 +44,7 @@ await runService({
       },
       lastUsedThrottleMs: PORTFOLIO_DEFAULTS.apiKeyLastUsedThrottleMs,
       exports: { secret: exportKey.secret, linkTtlS: config.PORTFOLIO_EXPORT_LINK_TTL_S, maxPending: PORTFOLIO_DEFAULTS.exportMaxPending },
+      publicBaseUrl: config.PUBLIC_BASE_URL,
     };
     // The MCP connector and its OAuth server (src/mcp), before the API's 404 and error handler.
     const oauth = connectorOAuth({ db: mongo!.db, redis: redis!.redis, log, baseUrl: config.PUBLIC_BASE_URL, sealSecret: exportKey.secret, redisPrefix: config.REDIS_PREFIX });

@@ -137,7 +137,8 @@ describe('npm start: every push channel works with no setting, links point home'
     expect([index.limits, index.openapi]).toEqual([`${lookup}/v1/meta/limits`, `${lookup}/openapi.json`]);
     const limits = (await (await fetch(`${lookup}/v1/meta/limits`)).json()) as { tiers: { free: { get_one: string } } };
     expect(limits.tiers.free.get_one).toContain(`POST ${lookup}/v1/keys/request`);
-    for (const [base, doc] of [[lookup, '/openapi.json'], [gateway, '/v1/openapi.json']] as const) {
+    const portfolio = `http://127.0.0.1:${env.PORTFOLIO_SCANNER_PORT}`;
+    for (const [base, doc] of [[lookup, '/openapi.json'], [gateway, '/v1/openapi.json'], [portfolio, '/api/v1/openapi.json']] as const) {
       expect(((await (await fetch(`${base}${doc}`)).json()) as { servers: { url: string }[] }).servers).toEqual([{ url: base }]);
     }
 

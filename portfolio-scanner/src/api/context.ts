@@ -19,6 +19,8 @@ export interface ApiContext {
   lastUsedThrottleMs: number;
   /** Exports (src/exports): the file-link key, how long a link lasts, pending exports per account. */
   exports: { secret: string; linkTtlS: number; maxPending: number };
+  /** PUBLIC_BASE_URL: the OpenAPI document's `servers` entry (absent in harnesses: no entry). */
+  publicBaseUrl?: string;
 }
 
 /** The authenticated caller. */

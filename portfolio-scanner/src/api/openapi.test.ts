@@ -1,6 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PORTFOLIO_ERROR_STATUS } from './errors.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { portfolioRoutes } from './routes/index.ts';
 import { startHarness, type Harness } from './testing/harness.ts';
 
 // The OpenAPI 3.1 document is generated from the route definitions: served without a key, it must
@@ -26,6 +28,12 @@ describe('GET /api/v1/openapi.json', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
+  });
+
+  it('names PUBLIC_BASE_URL as its server when the service has one', () => {
+    const routes = portfolioRoutes();
+    expect(buildOpenApiDocument(routes, 'http://127.0.0.1:18082/').servers).toEqual([{ url: 'http://127.0.0.1:18082' }]);
+    expect(buildOpenApiDocument(routes).servers).toBeUndefined();
   });
 
   it('describes every route with its parameters, bodies and errors', () => {

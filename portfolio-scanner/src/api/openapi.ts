@@ -19,9 +19,11 @@ const codes = Object.entries(PORTFOLIO_ERROR_STATUS)
   .map(([c, s]) => `\`${c}\` (${s})`)
   .join(', ');
 
-export function buildOpenApiDocument(routes: readonly HttpRoute<ApiContext, ApiCaller>[]): ReturnType<typeof createDocument> {
+export function buildOpenApiDocument(routes: readonly HttpRoute<ApiContext, ApiCaller>[], publicBaseUrl?: string): ReturnType<typeof createDocument> {
   return createDocument({
     openapi: '3.1.0',
+    // Where this service is reached (PUBLIC_BASE_URL), so clients generated from the document call it.
+    ...(publicBaseUrl ? { servers: [{ url: publicBaseUrl.replace(/\/+$/, '') }] } : {}),
     info: {
       title: 'Domain portfolio intelligence API',
       version: '1.0.0',

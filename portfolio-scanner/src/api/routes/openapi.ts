@@ -13,8 +13,8 @@ export function openApiRoute(routes: () => readonly HttpRoute<ApiContext, ApiCal
     tags: ['meta'],
     auth: false,
     responses: { '200': { description: 'The OpenAPI document (not in the envelope).', content: { 'application/json': {} } } },
-    handle: ({ res }) => {
-      doc ??= buildOpenApiDocument(routes());
+    handle: ({ ctx, res }) => {
+      doc ??= buildOpenApiDocument(routes(), ctx.publicBaseUrl);
       res.setHeader('Cache-Control', 'public, max-age=300');
       res.json(doc);
     },
