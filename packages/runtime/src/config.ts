@@ -153,6 +153,13 @@ export const infraSchema = {
   NATS_USER: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').optional(),
   NATS_PASSWORD: z.string().min(1).optional(),
   REDIS_URL: env.url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  /**
+   * Redis with failover (issue 14): the Sentinels' `host:port` list. Set, the client asks them for
+   * the primary of REDIS_SENTINEL_NAME (and again after a failover); REDIS_URL then gives only the
+   * password, TLS and database number, its host is not used.
+   */
+  REDIS_SENTINELS: env.hostPorts(),
+  REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, . _ or -').optional(),
   MONGODB_URL: env.url(['mongodb:', 'mongodb+srv:']).default('mongodb://127.0.0.1:27017/?replicaSet=rs0'),
   MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -').default('deliverability'),
 };

@@ -77,7 +77,12 @@ export const unsafe = {
 };
 
 /** Settings that go in pairs, checked in every environment. */
-export const COMMON_RULES: ProductionRules<{ NATS_USER?: string; NATS_PASSWORD?: string }> = {
+export const COMMON_RULES: ProductionRules<{ NATS_USER?: string; NATS_PASSWORD?: string; REDIS_SENTINELS?: readonly string[]; REDIS_SENTINEL_NAME?: string }> = {
+  REDIS_SENTINEL_NAME: (name, config) => {
+    const sentinels = (config.REDIS_SENTINELS ?? []).length > 0;
+    if (sentinels && !name) return 'required with REDIS_SENTINELS (the primary\'s name the Sentinels monitor)';
+    return !sentinels && name ? 'set without REDIS_SENTINELS (list the Sentinels, host:port,...)' : undefined;
+  },
   NATS_PASSWORD: (password, config) => {
     if (config.NATS_USER && !password) return 'required with NATS_USER (set NATS_PASSWORD_FILE to the file holding the password)';
     return !config.NATS_USER && password ? 'set without NATS_USER (name the user the password belongs to)' : undefined;

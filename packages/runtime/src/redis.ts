@@ -6,9 +6,28 @@ export interface RedisDependency extends Dependency {
   readonly redis: Redis;
 }
 
-/** ioredis reconnects forever with a capped backoff; commands issued while down fail fast instead of queueing. */
-export async function connectRedis(url: string, log: Logger): Promise<RedisDependency> {
+/** REDIS_SENTINELS and REDIS_SENTINEL_NAME: the primary is found through the Sentinels. */
+export interface RedisSentinelOptions {
+  sentinels: readonly string[];
+  name: string;
+}
+
+/** `host:port` (or `[v6]:port`, or a bare host on 26379) as ioredis takes it. */
+export function sentinelAddress(item: string): { host: string; port: number } {
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(item) ?? /^([^:]+)(?::(\d+))?$/.exec(item);
+  return { host: m?.[1] ?? item, port: Number(m?.[2] ?? 26379) };
+}
+
+/**
+ * ioredis reconnects forever with a capped backoff; commands issued while down fail fast instead of
+ * queueing. With Sentinels, every (re)connect asks them for the current primary, and the client
+ * also listens for their failover announcements (failoverDetector), so it moves to a new primary
+ * as soon as one is elected.
+ */
+export async function connectRedis(url: string, log: Logger, sentinel?: RedisSentinelOptions): Promise<RedisDependency> {
+  const viaSentinels = sentinel && sentinel.sentinels.length > 0 ? { sentinels: sentinel.sentinels.map(sentinelAddress), name: sentinel.name, failoverDetector: true, sentinelRetryStrategy: (attempt: number) => Math.min(100 * attempt, 1_000) } : {};
   const redis = new Redis(url, {
+    ...viaSentinels,
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,

@@ -30,6 +30,8 @@ export interface BaseServiceConfig {
   NATS_USER?: string;
   NATS_PASSWORD?: string;
   REDIS_URL: string;
+  REDIS_SENTINELS: readonly string[];
+  REDIS_SENTINEL_NAME?: string;
   MONGODB_URL: string;
   MONGODB_DB: string;
 }
@@ -101,7 +103,8 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
       deps.push(nats);
     }
     if (def.needs.redis) {
-      redis = await retrying('redis', connectTimeoutMs, log, () => connectRedis(config.REDIS_URL, log));
+      const sentinel = config.REDIS_SENTINEL_NAME ? { sentinels: config.REDIS_SENTINELS, name: config.REDIS_SENTINEL_NAME } : undefined;
+      redis = await retrying('redis', connectTimeoutMs, log, () => connectRedis(config.REDIS_URL, log, sentinel));
       deps.push(redis);
     }
     if (def.needs.mongo) {
