@@ -80,8 +80,13 @@ describe('NODE_ENV=production refuses unsafe settings', () => {
     expect(stackSecretsEnv(dataDir, {})).toEqual(secrets);
     expect(readFileSync(file, 'utf8')).toBe(key);
     expect(stackSecretsEnv(mkdtempSync(join(tmpdir(), 'dv-prod-other-')), {}).DOWNLOAD_SIGNING_SECRET_FILE).not.toBe(file);
-    // A key the user set wins; the launcher adds no file (setting both would be refused).
-    expect(stackSecretsEnv(dataDir, { DOWNLOAD_SIGNING_SECRET: 'x'.repeat(40) })).toEqual({});
+    // A key the user set wins; the launcher adds no file for it (setting both would be refused).
+    expect(stackSecretsEnv(dataDir, { DOWNLOAD_SIGNING_SECRET: 'x'.repeat(40) })).not.toHaveProperty('DOWNLOAD_SIGNING_SECRET_FILE');
+    // The portfolio API's export-link key is kept the same way.
+    const exportFile = secrets.PORTFOLIO_EXPORT_SIGNING_SECRET_FILE!;
+    expect(readFileSync(exportFile, 'utf8').trim().length).toBeGreaterThanOrEqual(32);
+    expect(statSync(exportFile).mode & 0o077).toBe(0);
+    expect(stackSecretsEnv(dataDir, { PORTFOLIO_EXPORT_SIGNING_SECRET_FILE: '/run/secrets/x' })).toEqual({ DOWNLOAD_SIGNING_SECRET_FILE: file });
 
     const mongo = await isolatedMongo('prod');
     try {

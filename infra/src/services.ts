@@ -39,24 +39,35 @@ export const SERVICE_NODE_OPTIONS: Readonly<Record<ServiceName, string>> = {
 };
 
 /**
- * The stack's download-signing key (links in job views and completion emails), made once per data
- * folder so links survive a restart of `npm start`, and passed to every service as
- * DOWNLOAD_SIGNING_SECRET_FILE (the gateway and scheduler must share it; the value never appears in
- * the environment or stack.json). A key the user set (DOWNLOAD_SIGNING_SECRET or _FILE) wins.
+ * Keys the services of one stack must share, made once per data folder (mode 600) so what they
+ * sign survives a restart of `npm start`, and passed as <NAME>_FILE (the value never appears in the
+ * environment or stack.json). A key the user set (NAME or NAME_FILE) wins.
  */
+export const STACK_SECRETS = [
+  // Links in job views and completion emails: the gateway and the scheduler must agree.
+  { name: 'DOWNLOAD_SIGNING_SECRET', file: 'download-signing-secret' },
+  // Export file links of the portfolio API: every replica must agree (without it each process warns
+  // at start and signs with a key of its own).
+  { name: 'PORTFOLIO_EXPORT_SIGNING_SECRET', file: 'portfolio-export-signing-secret' },
+] as const;
+
 export function stackSecretsEnv(dataDir: string, userEnv: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  if (userEnv.DOWNLOAD_SIGNING_SECRET || userEnv.DOWNLOAD_SIGNING_SECRET_FILE) return {};
-  const file = join(dataDir, 'download-signing-secret');
-  if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
-    // 'wx': two launchers racing on one folder keep the first key instead of overwriting it.
-    try {
-      writeFileSync(file, `${randomBytes(48).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  const env: Record<string, string> = {};
+  for (const { name, file: fileName } of STACK_SECRETS) {
+    if (userEnv[name] || userEnv[`${name}_FILE`]) continue;
+    const file = join(dataDir, fileName);
+    if (!existsSync(file)) {
+      mkdirSync(dataDir, { recursive: true });
+      // 'wx': two launchers racing on one folder keep the first key instead of overwriting it.
+      try {
+        writeFileSync(file, `${randomBytes(48).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
     }
+    env[`${name}_FILE`] = file;
   }
-  return { DOWNLOAD_SIGNING_SECRET_FILE: file };
+  return env;
 }
 
 export interface RunningProcess {
