@@ -83,6 +83,34 @@ describe('scan workers', () => {
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  it('a scan waiting for its store gives its place back: with one place, the next domain is scanned and stored meanwhile', async () => {
+    const [slow, next] = ['slowstore-a.test', 'slowstore-b.test'];
+    await addDomains(h.db, 'acc_slow', [slow, next], { intervalS: INTERVAL_S });
+    const scanned: string[] = [];
+    let openStore = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (openStore = resolve));
+    const w = await h.startWorker({
+      config: { PORTFOLIO_SCAN_CONCURRENCY: 1 },
+      scanDomain: async (domain) => {
+        scanned.push(domain);
+        return outcome(new Date());
+      },
+      storeScan: async (...args) => {
+        if (args[1] === slow) await gate;
+        return storeScan(...args);
+      },
+    });
+    await requestScan(h.nc, [slow], { intervalS: INTERVAL_S });
+    await until(() => scanned.length === 1, 5_000, 'first domain scanned');
+    await requestScan(h.nc, [next], { intervalS: INTERVAL_S });
+    await until(async () => (await scanCount(next)) === 1, 5_000, 'second domain scanned and stored while the first store waits');
+    expect(await scanCount(slow)).toBe(0);
+    openStore();
+    await until(async () => (await scanCount(slow)) === 1, 5_000, 'first domain stored');
+    expect(scanned).toEqual([slow, next]);
+    await w.stop();
+  });
+
   it('a worker killed mid-scan leaves the domain to another worker, with one change record per changed field', async () => {
     const domain = 'pf-proofpoint.test';
     const slot = await watchedWithHistory(domain);

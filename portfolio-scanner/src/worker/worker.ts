@@ -64,6 +64,9 @@ function durableFor(subject: string): string {
 const SCAN_START_PROJECTION = { last_slot: 1, watchers: 1, last_full_dkim_at: 1, 'result.dkim_selectors': 1, 'result.ns': 1 } as const;
 type ScanStart = Pick<CorpusDomainDoc, '_id' | 'last_slot' | 'watchers' | 'last_full_dkim_at'> & { result?: Pick<NonNullable<CorpusDomainDoc['result']>, 'dkim_selectors' | 'ns'> | null };
 
+/** Messages in hand at most, as a multiple of the concurrency: scans waiting to be stored included. */
+const STORE_BACKLOG = 3;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class ScanWorker {
@@ -77,6 +80,10 @@ export class ScanWorker {
   private readonly running = new Set<Promise<void>>();
   /** Messages asked for in each loop's open pull request. */
   private readonly reserved: Record<ScanPriority, number> = { priority: 0, rescan: 0 };
+  /** Scans holding a place (reading their document or doing their DNS work). */
+  private scanning = 0;
+  /** Scans done, waiting for their store. */
+  private storing = 0;
   private stopped = false;
   private keepAlive: NodeJS.Timeout | null = null;
   /** Per consumer, read from the server at start: tests and operators may change them. */
@@ -182,12 +189,17 @@ export class ScanWorker {
   /**
    * Each loop keeps one pull request open for what its limit leaves room for, counting every
    * message in hand but only its own open request: the priority loop is never blocked by the rescan
-   * loop's long poll. Both may fill at once, so up to 2 x concurrency messages can be in hand;
-   * scans never run more than `concurrency` at once (pump), the rest wait here, priority first.
+   * loop's long poll. Both may fill at once, so up to 2 x concurrency messages can be waiting or
+   * scanning, plus those waiting for their store (at most STORE_BACKLOG x concurrency in hand in
+   * all); scans never run more than `concurrency` at once (pump), the rest wait here, priority first.
    */
   private async loop(priority: ScanPriority, consumer: Consumer, limit: number): Promise<void> {
     while (!this.stopped) {
-      const room = limit - this.held.size - this.reserved[priority];
+      // Scans waiting for their store no longer count against the limit (they hold no scan place),
+      // but what is in hand stays bounded: at most STORE_BACKLOG x concurrency messages.
+      const inHand = this.held.size - this.storing;
+      const cap = STORE_BACKLOG * this.d.config.PORTFOLIO_SCAN_CONCURRENCY - this.held.size;
+      const room = Math.min(limit - inHand, cap) - this.reserved[priority];
       if (room <= 0) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;
@@ -232,22 +244,35 @@ export class ScanWorker {
     this.pump();
   }
 
-  /** Starts waiting scans while places are free, priority first. */
+  /**
+   * Starts waiting scans while places are free, priority first. A scan gives its place back when its
+   * DNS work is done: its store (grouped with others, a MongoDB transaction away) then waits
+   * outside the limit, so slow stores do not leave places idle.
+   */
   private pump(): void {
-    while (this.running.size < this.d.config.PORTFOLIO_SCAN_CONCURRENCY && !this.stopped) {
+    while (this.scanning < this.d.config.PORTFOLIO_SCAN_CONCURRENCY && !this.stopped) {
       const h = this.waiting.priority.shift() ?? this.waiting.rescan.shift();
       if (!h) return;
-      const run: Promise<void> = this.handle(h, h.priority).finally(() => {
+      this.scanning++;
+      let placeHeld = true;
+      const release = () => {
+        if (!placeHeld) return;
+        placeHeld = false;
+        this.scanning--;
+        this.pump();
+        this.wake?.();
+      };
+      const run: Promise<void> = this.handle(h, h.priority, release).finally(() => {
+        release();
         this.held.delete(h);
         this.running.delete(run);
-        this.pump();
         this.wake?.();
       });
       this.running.add(run);
     }
   }
 
-  private async handle(h: Held, priority: ScanPriority): Promise<void> {
+  private async handle(h: Held, priority: ScanPriority, release: () => void): Promise<void> {
     let job: PortfolioScanMessage;
     try {
       job = portfolioScanMessage.parse(h.msg.json());
@@ -258,7 +283,7 @@ export class ScanWorker {
       return;
     }
     try {
-      const outcome = await this.process(job);
+      const outcome = await this.process(job, release);
       if (h.released) return;
       this.answer(h, (msg) => msg.ack());
       this.count(outcome);
@@ -279,7 +304,8 @@ export class ScanWorker {
     }
   }
 
-  private async process(job: PortfolioScanMessage): Promise<ScanOutcomeLabel> {
+  /** `release`: gives the scan place back (called once the DNS work is done). */
+  private async process(job: PortfolioScanMessage, release: () => void): Promise<ScanOutcomeLabel> {
     const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
     const doc = await this.reads.add(job.domain);
     // Nobody watches it any more (removed after the message was sent), or this slot is stored already.
@@ -298,9 +324,16 @@ export class ScanWorker {
     const outcome = await (this.d.scanDomain ?? scanDomain)(job.domain, this.d.scanDeps, { fullDkimSweep, knownSelectors: knownSelectors(doc.result?.dkim_selectors) });
     this.m.duration.observe((performance.now() - t0) / 1000);
     const sweptAt = fullDkimSweep ? { fullDkimSweepAt: outcome.observation.scanned_at } : {};
-    const stored = this.d.storeScan
-      ? await this.d.storeScan(this.d.db, job.domain, job.slot, outcome, { intervalS: c.PORTFOLIO_RESCAN_INTERVAL_S })
-      : await this.stores.add({ domain: job.domain, slot: job.slot, outcome, ...sweptAt });
+    this.storing++;
+    release();
+    let stored: StoreScanResult;
+    try {
+      stored = this.d.storeScan
+        ? await this.d.storeScan(this.d.db, job.domain, job.slot, outcome, { intervalS: c.PORTFOLIO_RESCAN_INTERVAL_S })
+        : await this.stores.add({ domain: job.domain, slot: job.slot, outcome, ...sweptAt });
+    } finally {
+      this.storing--;
+    }
     if (!stored.stored) return 'unchanged_slot';
     for (const change of stored.changes) this.m.changes.inc({ field: change.field_name });
     // The grouped store sets it in the same transaction; after a replaced store, a crash in between only makes the next scan sweep again.
