@@ -159,6 +159,10 @@ describe.each([
     expect([replicas('nats'), replicas('mongodb')]).toEqual(prod ? [3, 3] : [1, 1]);
     // Streams as replicated as the NATS cluster is large (unset means 1).
     expect(Number(find(objects, 'ConfigMap', 'platform-env').data?.NATS_STREAM_REPLICAS ?? 1)).toBe(replicas('nats'));
+    // Redis with failover in prod: one Sentinel per redis pod, every one of them named to the services.
+    expect(replicas('redis')).toBe(prod ? 3 : 1);
+    const sentinels = find(objects, 'ConfigMap', 'platform-env').data?.REDIS_SENTINELS;
+    expect(sentinels?.split(',') ?? []).toEqual(prod ? [0, 1, 2].map((i) => `redis-${i}.redis-headless:26379`) : []);
   });
 
   it('validates against the Kubernetes, KEDA and Prometheus Operator schemas', async () => {
