@@ -2,6 +2,7 @@
 // @dv/notify's deliverOnce posts to the receiver over TLS checked against the local CA, and the
 // inbox reads back what both kept.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
@@ -9,7 +10,7 @@ import { checkTarget, deliverOnce, signWebhook, type CheckedTarget } from '@dv/n
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caBundleFile, ensureLocalCa, loopbackServerCert, type LocalCa } from '../local-ca.ts';
 import { startMailCatcher, type MailCatcher } from '../mail-catcher.ts';
-import { judgeDelivery, startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver.ts';
+import { judgeDelivery, startWebhookReceiver, WEBHOOK_RECEIVER_MAX_BYTES, type WebhookReceiver } from '../webhook-receiver.ts';
 import { formatInbox } from './format.ts';
 import { extractLinks, readEntries } from './store.ts';
 
@@ -85,6 +86,25 @@ describe('webhook receiver', () => {
     const r = await deliverOnce(await vetted(receiver.urlFor('acc_1')), body, SECRET);
     expect(r.delivered).toBe(false);
     expect(r.error).toMatch(/certificate|self.signed|issuer/i);
+  });
+
+  it('answers 404 off its path and 413 to a body larger than any webhook, keeping neither', async () => {
+    const before = readEntries(inboxDir, 'webhook').length;
+    const agent = new Agent({ ca: ca.cert });
+    const post = (path: string, body: Buffer | string, method = 'POST') =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${receiver.url}${path}`, { method, agent }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    expect(await post('/other', body)).toBe(404);
+    expect(await post('/hooks/acc_1', '', 'GET')).toBe(404);
+    expect(await post('/hooks/acc_1', Buffer.alloc(WEBHOOK_RECEIVER_MAX_BYTES + 1, 'x'))).toBe(413);
+    agent.destroy();
+    expect(readEntries(inboxDir, 'webhook')).toHaveLength(before);
   });
 
   it('judges replays, missing headers and foreign bodies (pure)', () => {
