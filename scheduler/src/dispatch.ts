@@ -114,6 +114,7 @@ export class Dispatcher {
             // Every usable IP found the hosts down: the answer is unknown, as on intake (live.ts).
             const now = new Date();
             for (const v of q.values.splice(0)) {
+              if (v.h.settled) continue;
               const probe = { rcpt: null, catchAll: null, session: 'connect_failed', attempts: v.h.item.attempts } as const;
               this.d.finisher.finish(v.h, verdict({ email: v.h.item.email, syntax: v.h.syntax!, lists: v.h.lists, dns: v.dns, probe, now, ref: v.h.item.ref, retryAfterSeconds: Math.ceil(downMs / 1000) }), v.h.item.attempts);
             }
