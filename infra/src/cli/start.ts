@@ -154,7 +154,8 @@ try {
   }
   say('');
   say('Keys and URLs are also in .local/demo.json; logs in .local/logs; mails and webhooks in .local/inbox.');
-  say('Keys are new at every start; accounts, jobs, the inbox and the CA are kept (reset everything: stop, then rm -rf .local). Ctrl-C stops everything.');
+  say('Keys are new at every start; accounts, credits, jobs and the inbox are kept (start over: stop, then rm -rf .local/stack .local/inbox).');
+  say('Ctrl-C stops everything.');
 } catch (err) {
   process.stderr.write(`\nstart failed: ${(err as Error).message}\n`);
   await stopAll(1);
