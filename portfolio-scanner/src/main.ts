@@ -4,6 +4,7 @@
 // docs/portfolio-scanner.md "Workers and planner".
 import { runService } from '@dv/runtime';
 import { ApiLimits, mountPortfolioApi, type ApiContext } from './api/index.ts';
+import { backfillSpfStatus } from './api/summary.ts';
 import { portfolioConfigSchema, portfolioProductionRules } from './config.ts';
 import { PORTFOLIO_DEFAULTS } from './defaults.ts';
 import { ExportWorker, exportSettings, resolveExportSecret } from './exports/index.ts';
@@ -33,6 +34,10 @@ await runService({
     const exportKey = resolveExportSecret(config.PORTFOLIO_EXPORT_SIGNING_SECRET, config.NODE_ENV);
     if ('error' in exportKey) throw new Error(exportKey.error);
     if (exportKey.warning) log.warn(exportKey.warning);
+    // Once per database: the dashboard's SPF buckets for account domains stored before they existed.
+    void backfillSpfStatus(mongo!.db)
+      .then((n) => n > 0 && log.info({ domains: n }, 'spf_status backfilled'))
+      .catch((err: Error) => log.warn({ err: err.message }, 'spf_status backfill failed; retried at the next start'));
     const api: ApiContext = {
       db: mongo!.db,
       redis: redis!.redis,

@@ -135,6 +135,8 @@ export const COLLECTIONS = {
       { key: { account_id: 1, folder_id: 1, id: 1 }, name: 'account_folder' },
       // Export `status` filter, the dashboard's total_domains (active count).
       { key: { account_id: 1, status: 1, id: 1 }, name: 'account_status' },
+      // Dashboard spf_status: a count per bucket (valid, over_limit, missing).
+      { key: { account_id: 1, spf_status: 1 }, name: 'account_spf' },
       // Dashboard needs_attention_count: only the domains that need attention are in the index.
       { key: { account_id: 1, needs_attention: 1 }, name: 'account_attention', partialFilterExpression: { needs_attention: true } },
       // Dashboard scan_freshness: counts of scanned_at within 24 h / 7 days.

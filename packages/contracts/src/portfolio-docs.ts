@@ -59,6 +59,8 @@ export interface AccountDomainSummary {
   scanned_at: Date | null;
   /** DMARC missing or `p=none`, SPF missing or over the RFC 7208 limit of 10 lookups (dashboard `needs_attention_count`). */
   needs_attention: boolean;
+  /** Dashboard `spf_status` bucket: `missing` (no SPF, or not scanned), `over_limit` (more than 10 lookups), `valid`; indexed, so the dashboard counts it without reading documents. */
+  spf_status: SpfStatus;
   /** `detected_at` of the domain's latest change record (dashboard `recent_changes` starts here). */
   last_change_at: Date | null;
 }
@@ -147,10 +149,19 @@ export const PORTFOLIO_COUNTERS = {
 /** RFC 7208 section 4.6.4: more DNS-querying mechanisms than this make SPF a permerror. */
 export const SPF_LOOKUP_LIMIT = 10;
 
+export const SPF_STATUSES = ['valid', 'over_limit', 'missing'] as const;
+export type SpfStatus = (typeof SPF_STATUSES)[number];
+
+/** The dashboard's SPF bucket of a result (null: never scanned). */
+export function spfStatusOf(result: Pick<ScanResult, 'spf' | 'spf_total_lookups'> | null): SpfStatus {
+  if (result === null || result.spf === null) return 'missing';
+  return result.spf_total_lookups !== null && result.spf_total_lookups > SPF_LOOKUP_LIMIT ? 'over_limit' : 'valid';
+}
+
 /** The summary fields an account domain carries for a stored result (null result: never scanned). */
 export function accountDomainSummary(result: ScanResult | null, lastChangeAt: Date | null): AccountDomainSummary {
   if (result === null) {
-    return { email_gateway: null, dmarc_policy_p: null, spf: null, spf_limit: null, spf_total_lookups: null, scanned_at: null, needs_attention: false, last_change_at: lastChangeAt };
+    return { email_gateway: null, dmarc_policy_p: null, spf: null, spf_limit: null, spf_total_lookups: null, scanned_at: null, needs_attention: false, spf_status: 'missing', last_change_at: lastChangeAt };
   }
   const dmarcWeak = result.dmarc_policy_p === null || result.dmarc_policy_p === 'none';
   const spfWeak = result.spf === null || (result.spf_total_lookups !== null && result.spf_total_lookups > SPF_LOOKUP_LIMIT);
@@ -162,6 +173,7 @@ export function accountDomainSummary(result: ScanResult | null, lastChangeAt: Da
     spf_total_lookups: result.spf_total_lookups,
     scanned_at: result.scanned_at,
     needs_attention: dmarcWeak || spfWeak,
+    spf_status: spfStatusOf(result),
     last_change_at: lastChangeAt,
   };
 }

@@ -4,6 +4,7 @@ import { defineRoute } from '../route.ts';
 import { domainDetailSchema, idParams } from '../schemas.ts';
 import { domainDetail, findDomain } from '../views.ts';
 import { NOT_IN_ACCOUNT } from './domain-detail.ts';
+import { invalidateSummary } from '../summary.ts';
 
 export const deleteDomain = defineRoute({
   method: 'delete',
@@ -17,6 +18,7 @@ export const deleteDomain = defineRoute({
   handle: async ({ ctx, caller, input }) => {
     const doc = await findDomain(ctx.db, caller.account._id, input.params.id);
     await setDomainStatus(ctx.db, doc, 'removed', ctx.intervalS);
+    await invalidateSummary(ctx.redis, caller.account._id);
     return ok(await domainDetail(ctx.db, await findDomain(ctx.db, caller.account._id, doc.id)));
   },
 });

@@ -7,6 +7,7 @@ import { defineRoute } from '../route.ts';
 import { DOMAIN_STATUSES, domainDetailSchema, idParams } from '../schemas.ts';
 import { domainDetail, domains, findDomain } from '../views.ts';
 import { NOT_IN_ACCOUNT } from './domain-detail.ts';
+import { invalidateSummary } from '../summary.ts';
 
 // The user fields of a domain (spec: folder_id, is_favorite, tags, notes, custom_label, status),
 // which the spec shows but gives no route for. Fields left out are kept; null clears.
@@ -45,6 +46,7 @@ export const updateDomain = defineRoute({
       const change = await setDomainStatus(ctx.db, doc, status, ctx.intervalS);
       if (change.scanNow.length > 0) await ctx.requestScan(change.scanNow).catch((err: Error) => ctx.log.warn({ err: err.message }, 'priority scan request failed; the planner will scan it'));
     }
+    await invalidateSummary(ctx.redis, caller.account._id);
     return ok(await domainDetail(ctx.db, await findDomain(ctx.db, caller.account._id, doc.id)));
   },
 });

@@ -3,6 +3,7 @@ import { addDomains, normalizeDomainName } from '../../store/index.ts';
 import { ok, okSchema } from '../envelope.ts';
 import { errorResponse } from '../errors.ts';
 import { defineRoute } from '../route.ts';
+import { invalidateSummary } from '../summary.ts';
 
 // POST /api/v1/domains/: names are RFC 1035 host names (IDN → punycode); IPs, URLs and bad labels
 // are refused one by one with a reason while the rest are added. Names new to monitoring get a
@@ -47,6 +48,7 @@ export const addDomainsRoute = defineRoute({
       seen.add(check.domain);
       return { input: name, domain: d.domain, id: d.id, result: first && d.outcome !== 'existing' ? ('added' as const) : ('already_monitored' as const) };
     });
+    await invalidateSummary(ctx.redis, caller.account._id);
     const due = r.domains.filter((d) => d.scan_now).map((d) => d.domain);
     if (due.length > 0) {
       await ctx.requestScan(due).catch((err: Error) => ctx.log.warn({ err: err.message, domains: due.length }, 'priority scan request failed; the planner will scan them'));
