@@ -67,6 +67,13 @@ export interface DiffRow {
 }
 export const DIFF_COLUMN_NAMES = ['domain', 'field_name', 'value_at_from', 'value_at_to', 'changes', 'first_detected_at', 'last_detected_at'] as const;
 
+/** The account-document fields the columns read (a projection: the export reads no more than it writes). */
+export function accountProjection(columns: readonly string[]): Record<string, 1 | 0> {
+  const p: Record<string, 1 | 0> = { _id: 0, domain: 1 };
+  for (const c of columns) if (DOMAIN_COLUMNS[c]?.source === 'account') p[c] = 1;
+  return p;
+}
+
 export function needsScan(columns: readonly string[]): boolean {
   return columns.some((c) => DOMAIN_COLUMNS[c]?.source === 'scan');
 }

@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import type { ChangeDoc, ExportParameters } from '@dv/contracts';
 import { changes, corpus, domains } from '../api/views.ts';
 import { TRACKED_FIELDS } from '../store/index.ts';
-import { needsScan, type DiffRow, type DomainRow } from './columns.ts';
+import { accountProjection, needsScan, type DiffRow, type DomainRow } from './columns.ts';
 import { exportDomainFilter } from './params.ts';
 
 // Rows of an export, read batch by batch from a cursor (never the whole result in memory): the
@@ -20,7 +20,7 @@ export function countDomains(db: Db, s: RowSource): Promise<number> {
 }
 
 export async function* domainBatches(db: Db, s: RowSource, columns: readonly string[], limit = Infinity): AsyncGenerator<DomainRow[]> {
-  const cursor = domains(db).find(exportDomainFilter(s.accountId, s.parameters)).sort({ id: 1 }).batchSize(s.batchRows);
+  const cursor = domains(db).find(exportDomainFilter(s.accountId, s.parameters), { projection: accountProjection(columns) }).sort({ id: 1 }).batchSize(s.batchRows);
   if (Number.isFinite(limit)) cursor.limit(limit);
   const join = needsScan(columns);
   let batch: DomainRow[] = [];

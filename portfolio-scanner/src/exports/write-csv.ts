@@ -8,13 +8,17 @@ export async function writeCsv(w: WriteContext): Promise<Written> {
   const columns = w.job.parameters.columns;
   await w.sink.write(csvLine(columns));
   let rows = 0;
+  // One batch goes to the file store while the next is read: at most two batches in memory.
+  let writing = Promise.resolve();
   for await (const batch of domainBatches(w.db, w.source, columns)) {
     let text = '';
     for (const r of batch) text += csvLine(domainCells(r, columns));
-    await w.sink.write(text);
+    await writing;
+    writing = w.sink.write(text);
     rows += batch.length;
     await w.progress(rows);
   }
+  await writing;
   return { rowCount: rows };
 }
 
