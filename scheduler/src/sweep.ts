@@ -1,6 +1,7 @@
 // Periodic sweeps, safe to run on every replica at once:
-// - retries: parked items that are due go back onto JetStream (message id `<item>:a<attempts>`, so
-//   two replicas sweeping the same item publish one message), then turn `queued`;
+// - retries: parked items that are due go back onto JetStream (message id `<item>:a<attempts>:<due
+//   time>`, so two replicas sweeping the same park publish one message and every park its own),
+//   then turn `queued`;
 // - unpublished: items of jobs whose gateway died before publishing them all go onto JetStream;
 //   such a job short of stored items first has its total brought down to them and the gap
 //   refunded once (reconcile.ts, ledger id refund:<job>:unstored);
@@ -21,6 +22,18 @@ import type { SchedulerConfig } from './config.ts';
 import type { SchedulerMetrics } from './metrics.ts';
 import { reconcileStoredItems } from './reconcile.ts';
 import type { FinishedItem, ResultStore } from './store.ts';
+
+/**
+ * The message id of a parked item's return to the queue: the same for every replica sweeping the
+ * same park (JetStream keeps one), new for each park. An item parked again without a new attempt
+ * (a provider pause, no probe capacity, a node lost) keeps its attempt count; with the count alone
+ * as id, its second return inside JetStream's duplicate window (2 min) was dropped as a duplicate
+ * and the item stayed `queued` with no message: the cluster's NATS-restart test (issue 15) left 345
+ * items so.
+ */
+export function retryMsgId(item: Pick<JobItemDoc, '_id' | 'attempts' | 'next_attempt_at'>): string {
+  return `${item._id}:a${item.attempts}:${item.next_attempt_at?.getTime() ?? 0}`;
+}
 
 export interface SweeperDeps {
   nc: NatsConnection;
@@ -77,7 +90,7 @@ export class Sweeper {
     if (due.length === 0) return 0;
     const jobs = await this.jobsOf(due);
     const live = due.filter((item) => jobs.get(item.job_id)?.status === 'running');
-    await this.republish(live.map((item) => ({ job: jobs.get(item.job_id)!, item, msgID: `${item._id}:a${item.attempts}` })));
+    await this.republish(live.map((item) => ({ job: jobs.get(item.job_id)!, item, msgID: retryMsgId(item) })));
     // Published first, then marked, all in one bulk write (one command instead of one per item,
     // beside the store's writes): a crash in between re-publishes the same message ids, which
     // JetStream drops as duplicates.
