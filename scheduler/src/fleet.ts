@@ -154,14 +154,15 @@ export class Fleet {
   }
 
   /**
-   * IP keys that may still reach a host (docs/scheduler.md "MX health"): of nodes alive and not
-   * draining, without an egress fault. Busy or suspect nodes count: they may answer again soon,
-   * and an item waits for them rather than ending unknown.
+   * IP keys that may still reach a host (docs/scheduler.md "MX health"): of nodes alive (a
+   * heartbeat within PROBE_NODE_GONE_MS), without an egress fault. Busy, suspect and draining
+   * nodes count: they may answer again soon (a draining one is usually restarting), and an item
+   * waits for them rather than ending unknown; a node that does not come back is gone after
+   * PROBE_NODE_GONE_MS and no longer counts.
    */
   usableIpKeys(nowMs: number = Date.now()): string[] {
     const out: string[] = [];
     for (const n of this.alive()) {
-      if (n.draining || n.capacity <= 0) continue;
       for (const ip of n.sourceIps.length > 0 ? n.sourceIps : [null]) {
         const key = ipKeyOf(n.id, ip);
         if (this.ipUsable(key, nowMs)) out.push(key);
