@@ -1,5 +1,6 @@
 // The portfolio scanner process. PORTFOLIO_ROLE decides what runs: `api` (HTTP only; the portfolio
-// API mounts here), `worker` (scan workers, the rescan planner and the registration-data runner) or
+// API mounts here), `worker` (scan workers, the rescan planner, the registration-data runner and the
+// export workers) or
 // `both` (local use).
 // docs/portfolio-scanner.md "Workers and planner".
 import { runService } from '@dv/runtime';
