@@ -46,7 +46,8 @@ const CASES: Array<[ServiceName, Record<string, string>, string[]]> = [
     ['PUBLIC_BASE_URL', 'DOWNLOAD_SIGNING_SECRET', 'PROBE_MAIL_FROM', 'WEBHOOK_ALLOW_HTTP_LOOPBACK', 'MAIL_FROM', 'NATS_USER'],
   ],
   // A password in NATS_URL is in the environment; the bus user comes with NATS_PASSWORD_FILE.
-  ['portfolio-scanner', { BEHIND_PROXY: 'true', NATS_URL: 'nats://portfolio-scanner:secret@nats:4222' }, ['TRUSTED_PROXIES', 'NATS_USER', 'NATS_URL']],
+  // PUBLIC_BASE_URL's default is loopback (the connector's OAuth issuer); no export-link key at all.
+  ['portfolio-scanner', { BEHIND_PROXY: 'true', NATS_URL: 'nats://portfolio-scanner:secret@nats:4222' }, ['TRUSTED_PROXIES', 'NATS_USER', 'NATS_URL', 'PUBLIC_BASE_URL', 'PORTFOLIO_EXPORT_SIGNING_SECRET']],
 ];
 
 describe('NODE_ENV=production refuses unsafe settings', () => {
