@@ -33,7 +33,7 @@ function upstream(index: number, sent: Sent[], rcode: (name: string) => Rcode = 
   };
 }
 
-function setup(o: { defaultQps: number; cloudflareQps?: number; resolverQps?: number[]; workerQps?: number; maxWaitMs: number; rcode?: (name: string) => Rcode }) {
+function setup(o: { defaultQps: number; cloudflareQps?: number; resolverQps?: number[]; workerQps?: number; maxWaitMs: number; attempts?: number; rcode?: (name: string) => Rcode }) {
   const sent: Sent[] = [];
   const resolverQps = o.resolverQps ?? [100_000];
   const registry = new Registry();
@@ -49,6 +49,7 @@ function setup(o: { defaultQps: number; cloudflareQps?: number; resolverQps?: nu
     zoneCacheMaxTtlS: 3600,
     zoneFailureTtlS: 60,
     maxWaitMs: o.maxWaitMs,
+    ...(o.attempts ? { attempts: o.attempts } : {}),
     metrics,
   });
   return { sent, scheduler, resolver, registry };
@@ -166,6 +167,19 @@ describe('politeness: resolver and worker budgets', () => {
     const failed = await resolver.resolve('fail.test', 'MX');
     expect(failed.rcode).toBe('SERVFAIL');
     expect(sent.slice(before).map((s) => s.upstream).sort()).toEqual([0, 1]);
+  });
+
+  it('a timed-out question is asked again (DNS_RETRIES + 1 attempts), each attempt charged to the budgets', async () => {
+    const { sent, resolver } = setup({ defaultQps: 20, maxWaitMs: 5000, attempts: 2, rcode: (n) => (n.startsWith('slow') ? 'TIMEOUT' : 'NODATA') });
+    const names = Array.from({ length: 20 }, (_, i) => `slow${i}.tinyzone.test`);
+    resolver.hintZone('tinyzone.test', ['ns1.tinyhost.test']);
+    const results = await Promise.all(names.map((n) => resolver.resolve(n, 'A')));
+    expect(results.every((r) => r.rcode === 'TIMEOUT')).toBe(true);
+    // Every question twice, and the second attempts wait their turn: 40 queries at 20/s.
+    for (const n of names) expect(sent.filter((q) => q.name === n).length).toBe(2);
+    const times = sent.map((q) => q.t);
+    expect(maxPerSecond(times)).toBeLessThanOrEqual(bound(20));
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(1800);
   });
 
   it('the worker budget caps all operators together', async () => {

@@ -53,7 +53,7 @@ export async function createPoliteScanResolver(
   deps: { registry?: Registry; redis?: RedisDependency['redis']; log?: Logger },
 ): Promise<ScanResolverHandle> {
   const servers = config.DNS_SERVERS.length > 0 ? config.DNS_SERVERS : serversFromEnv({}).map((s) => (s.family === 6 ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`));
-  const upstreamResolvers = servers.map((server) => new DnsResolver({ servers: [server], timeoutMs: config.DNS_TIMEOUT_MS, retries: config.DNS_RETRIES, cacheMaxEntries: 0, maxOutstanding: PORTFOLIO_DEFAULTS.dnsUpstreamMaxOutstanding }));
+  const upstreamResolvers = servers.map((server) => new DnsResolver({ servers: [server], timeoutMs: config.DNS_TIMEOUT_MS, retries: 0, cacheMaxEntries: 0, maxOutstanding: PORTFOLIO_DEFAULTS.dnsUpstreamMaxOutstanding }));
   const d = PORTFOLIO_DEFAULTS;
   const maxWaitMs = config.PORTFOLIO_DNS_BUDGET_MAX_WAIT_MS;
   const scheduler = new BudgetScheduler({
@@ -73,6 +73,8 @@ export async function createPoliteScanResolver(
     zoneCacheMaxTtlS: d.dnsZoneCacheMaxTtlS,
     zoneFailureTtlS: d.dnsZoneFailureTtlS,
     maxWaitMs,
+    // Retries are made here, each under the budgets (DNS_RETRIES), not inside the upstream resolvers.
+    attempts: config.DNS_RETRIES + 1,
     ...(metrics ? { metrics } : {}),
   });
   let replicas = 1;

@@ -30,11 +30,17 @@ export interface PoliteResolverOptions {
   zoneCacheMaxTtlS: number;
   zoneFailureTtlS: number;
   maxWaitMs: number;
+  /**
+   * Attempts per question (DNS_RETRIES + 1, at least one per upstream), each charged to the
+   * budgets: the upstream resolvers retry nothing themselves, or a retry would reach the operator
+   * uncharged (under load, a timed-out query is often answered too, so both arrive).
+   */
+  attempts?: number;
   metrics?: PolitenessMetrics;
   nowMs?: () => number;
 }
 
-/** Worth asking another resolver: the failure may be that resolver's (mailsec's DnsResolver does the same). */
+/** Worth asking again, another resolver first: the failure may be that resolver's (mailsec's DnsResolver does the same). */
 const RETRY_ELSEWHERE = new Set<Rcode>(['SERVFAIL', 'REFUSED', 'TIMEOUT', 'ERROR']);
 
 export class PoliteResolver implements Resolver {
@@ -103,7 +109,9 @@ export class PoliteResolver implements Resolver {
   async #send(name: string, type: RrType, operator: Operator | null): Promise<ResolveResult> {
     const tried = new Set<number>();
     let result: ResolveResult | undefined;
-    while (tried.size < this.#o.upstreams.length) {
+    const attempts = Math.max(this.#o.upstreams.length, this.#o.attempts ?? 1);
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      // Another resolver while one is left untried; then any (the scheduler allows all once all were tried).
       const grant = await this.#o.scheduler.acquire(operator, tried);
       if (!grant.ok) {
         this.#o.metrics?.budgetTimeouts.inc({ budget: grant.budget });
