@@ -72,8 +72,11 @@ export function policyViolations(objects: readonly K8sObject[], opts: { prod: bo
       if (!isPinned(c.image)) out.push(`${at}: image ${c.image ?? '(none)'} is not pinned (a tag other than latest, or a digest)`);
       const shutdownMs = Number(c.env?.find((e) => e.name === 'SHUTDOWN_TIMEOUT_MS')?.value ?? NaN);
       if (Number.isFinite(shutdownMs)) {
-        const budgetS = (c.lifecycle?.preStop?.sleep?.seconds ?? 0) + shutdownMs / 1000;
-        if ((pod.terminationGracePeriodSeconds ?? 30) <= budgetS) out.push(`${at}: terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds ?? 30} is not above preStop + SHUTDOWN_TIMEOUT_MS (${budgetS} s)`);
+        // SHUTDOWN_DELAY_MS (readiness off before the listener closes) comes before the drain budget:
+        // the container's, else platform-env's, else the runtime's default of 5 s.
+        const delayMs = Number(c.env?.find((e) => e.name === 'SHUTDOWN_DELAY_MS')?.value ?? platformEnv(objects).SHUTDOWN_DELAY_MS ?? 5_000);
+        const budgetS = (c.lifecycle?.preStop?.sleep?.seconds ?? 0) + (delayMs + shutdownMs) / 1000;
+        if ((pod.terminationGracePeriodSeconds ?? 30) <= budgetS) out.push(`${at}: terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds ?? 30} is not above preStop + SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS (${budgetS} s)`);
       }
     }
     const replicas = (o.spec as { replicas?: number }).replicas ?? 1;
@@ -170,4 +173,9 @@ function cidrCoversMetadata(cidr: string, v6: boolean): boolean {
   const toInt = (a: string) => a.split('.').reduce((n, o) => n * 256 + Number(o), 0);
   const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
   return ((toInt(addr) & mask) >>> 0) === ((toInt('169.254.169.254') & mask) >>> 0);
+}
+
+/** The data of ConfigMap platform-env (every platform container's envFrom). */
+function platformEnv(objects: readonly K8sObject[]): Record<string, string> {
+  return (objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'platform-env') as { data?: Record<string, string> } | undefined)?.data ?? {};
 }

@@ -273,7 +273,12 @@ describe('k8s checks catch what they are for', () => {
     const problems = configProblems(broken).join('\n');
     expect(problems).toMatch(/Deployment\/gateway: gateway: invalid configuration for NODE_ENV=production:\n\s+- PUBLIC_BASE_URL: .*loopback/);
     expect(problems).toMatch(/PUBLIC_BASE_ULR is not a gateway setting/);
-    expect(policyViolations(broken, { prod: true }).join('\n')).toMatch(/gateway: terminationGracePeriodSeconds 10 is not above preStop \+ SHUTDOWN_TIMEOUT_MS \(14 s\)/);
+    expect(policyViolations(broken, { prod: true }).join('\n')).toMatch(/gateway: terminationGracePeriodSeconds 10 is not above preStop \+ SHUTDOWN_DELAY_MS \+ SHUTDOWN_TIMEOUT_MS \(14 s\)/);
+    // Without platform-env's 0, the runtime's 5 s delay comes on top of preStop and the drain budget.
+    const noDelay = mutate((objs) => {
+      delete find(objs, 'ConfigMap', 'platform-env').data!.SHUTDOWN_DELAY_MS;
+    });
+    expect(policyViolations(noDelay, { prod: true }).join('\n')).toMatch(/scheduler container scheduler: terminationGracePeriodSeconds 25 is not above preStop \+ SHUTDOWN_DELAY_MS \+ SHUTDOWN_TIMEOUT_MS \(25 s\)/);
   });
 
   it('reports a probe node without an assigned identity', () => {
