@@ -90,6 +90,31 @@ describe('one probe node’s broken egress', () => {
   }, 240_000);
 });
 
+describe('broken egress and a restart together', () => {
+  it('the good node restarting ends no item unknown while the broken one has found the host down', async () => {
+    world.reset();
+    const refused = await t.startProbe('a-refused2', ['127.0.0.8'], world.env, { SMTP_PORT: String(await closedPort()) });
+    let good = await t.startProbe('z-good2', ['127.0.0.9'], world.env, { PROBE_DRAIN_TIMEOUT_MS: '100' });
+    const sched = await t.startScheduler({ ...world.env, REDIS_PREFIX: `${t.env.REDIS_PREFIX}both:`, PROBE_NODE_GONE_MS: '10000', POLITE_MAX_SESSIONS: '1', POLITE_RCPTS_PER_SESSION: '2' });
+    try {
+      await until(() => sched.scheduler.fleet.alive().length === 2, 10_000, 'two probe nodes');
+      const emails = Array.from({ length: 24 }, (_, i) => `u${i}@slow.test`);
+      const { job } = await createTestJob(t.db, t.nc, emails);
+      const host = world.hosts.get('mx.slow.test')!;
+      // The refused node has marked the host down for its IP; now the only other node restarts.
+      await until(async () => (await t.redis.exists(`${t.env.REDIS_PREFIX}both:mxdown:mx.slow.test`)) === 1, 30_000, 'the refused node’s mark');
+      await until(() => host.sessions.find((s) => s.clientIp === '127.0.0.9' && s.endedAtMs === undefined), 30_000, 'a session from the good node');
+      await good.stop(5_000);
+      good = await t.startProbe('z-good2', ['127.0.0.9'], world.env, { PROBE_DRAIN_TIMEOUT_MS: '100' });
+      const done = await waitForJob(t.db, job._id, 120_000);
+      expect(done.counts).toMatchObject({ deliverable: emails.length, unknown: 0 });
+    } finally {
+      await sched.stop();
+      for (const n of [refused, good]) await n.stop(2_000);
+    }
+  }, 240_000);
+});
+
 describe('a rolling restart of the probe nodes', () => {
   it('ends no item unknown', async () => {
     world.reset();
