@@ -124,8 +124,3 @@ export function retryPolicy(
     ipBlockMs: config.IP_BLOCK_MS,
   };
 }
-
-/** Greylist ladder in milliseconds after the first try, scaled (GREYLIST_LADDER_SCALE). */
-export function ladderMs(config: Pick<SchedulerConfig, 'GREYLIST_LADDER_MINUTES' | 'GREYLIST_LADDER_SCALE'>): number[] {
-  return config.GREYLIST_LADDER_MINUTES.map((m) => Math.round(m * 60_000 * config.GREYLIST_LADDER_SCALE));
-}

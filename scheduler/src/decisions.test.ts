@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProbeSessionReply } from '@dv/contracts';
 import { checkSyntax, GREYLIST_LADDER_MINUTES, providerForMx, RETRY_POLICY, TEMP_FAILURE_LADDER_MINUTES, throttlePauseMs, verdict } from '@dv/verdict';
 import { Batcher, batchReady, msUntilReady } from './batcher.ts';
-import { ladderMs, retryPolicy, schedulerConfigSchema } from './config.ts';
+import { retryPolicy, schedulerConfigSchema } from './config.ts';
 import { decideAddress, provesCatchAll } from './decide.ts';
 import { downForEveryIp, downForIp, mxDownMarks } from './mx-health.ts';
 import { hostAddress, interpretAddress, interpretMx, interpretMxHosts } from './dns.ts';
@@ -272,7 +272,6 @@ describe('config', () => {
     expect(c.PROVIDER_PAUSE_INITIAL_MS).toBe(600_000);
     expect(c.IP_BLOCK_MS).toBe(3_600_000);
     expect(c.BATCH_WINDOW_MS).toBe(250);
-    expect(ladderMs({ GREYLIST_LADDER_MINUTES: [5, 12], GREYLIST_LADDER_SCALE: 0.001 })).toEqual([300, 720]);
     // The scheduler's defaults are @dv/verdict's retry policy (data in one place).
     expect(c.GREYLIST_LADDER_MINUTES).toEqual(GREYLIST_LADDER_MINUTES);
     expect(c.TEMP_FAILURE_LADDER_MINUTES).toEqual(TEMP_FAILURE_LADDER_MINUTES);
