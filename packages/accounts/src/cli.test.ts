@@ -5,8 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS } from '@dv/contracts';
 import type { MongoDependency } from '@dv/runtime';
 import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
+import { createAccount, listAccounts } from './store.ts';
 
 const run = promisify(execFile);
+// Each command is a Node process (1-3 s on a loaded 2-core machine), so tests that run several get
+// 90 s instead of the default 30.
 const CLI = join(import.meta.dirname, 'cli.ts');
 let mongo: MongoDependency;
 let env: NodeJS.ProcessEnv;
@@ -32,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('npm run admin', () => {
-  it('creates an account, a key shown once, lists and revokes it, adds credits', async () => {
+  it('creates an account, a key shown once, lists and revokes it, adds credits', { timeout: 90_000 }, async () => {
     const created = await admin('account:create', '--name', 'CLI Co', '--email', 'cli@acme.test', '--plan', 'pro', '--credits', '100');
     expect(created.code).toBe(0);
     const account = JSON.parse(created.out) as { _id: string; credits: number };
@@ -55,16 +58,16 @@ describe('npm run admin', () => {
     expect(JSON.parse(credits.out)).toEqual({ account_id: account._id, credits: 150 });
   });
 
-  it('lists accounts newest first without secrets, and finds them by id or part of a name or email', async () => {
-    const a = JSON.parse((await admin('account:create', '--name', 'Findable Ltd', '--email', 'ops@findable.test', '--plan', 'business')).out) as { _id: string };
-    const b = JSON.parse((await admin('account:create', '--name', 'Other (co)', '--email', 'x+y@other.test', '--plan', 'pro')).out) as { _id: string };
-    const list = await admin('account:list');
+  it('lists accounts newest first without secrets, and finds them by id or part of a name or email', { timeout: 90_000 }, async () => {
+    const a = await createAccount(mongo.db, { name: 'Findable Ltd', email: 'ops@findable.test', plan: 'business' });
+    const b = await createAccount(mongo.db, { name: 'Other (co)', email: 'x+y@other.test', plan: 'pro' });
+    // The two commands as a user runs them (each a process: kept to two on a busy machine).
+    const list = await admin('account:list', '--limit', '2');
     expect(list.out).not.toContain('whsec_');
-    const ids = (JSON.parse(list.out) as { account_id: string }[]).map((r) => r.account_id);
-    expect(ids.indexOf(b._id)).toBeLessThan(ids.indexOf(a._id));
-    expect(JSON.parse((await admin('account:list', '--limit', '1')).out)).toHaveLength(1);
-    const find = async (q: string) => (JSON.parse((await admin('account:find', '--query', q)).out) as { account_id: string }[]).map((r) => r.account_id);
-    expect(await find('FINDABLE')).toEqual([a._id]);
+    expect((JSON.parse(list.out) as { account_id: string }[]).map((r) => r.account_id)).toEqual([b._id, a._id]);
+    expect((JSON.parse((await admin('account:find', '--query', 'FINDABLE')).out) as { account_id: string }[]).map((r) => r.account_id)).toEqual([a._id]);
+    // The query rules, on the function the commands call.
+    const find = async (query: string) => (await listAccounts(mongo.db, { query })).map((r) => r.account_id);
     expect(await find(a._id)).toEqual([a._id]);
     // Taken literally: regex characters in the query match themselves.
     expect(await find('x+y@')).toEqual([b._id]);
@@ -72,7 +75,7 @@ describe('npm run admin', () => {
     expect(await find('.*')).toEqual([]);
   });
 
-  it('explains bad input and exits non-zero', async () => {
+  it('explains bad input and exits non-zero', { timeout: 90_000 }, async () => {
     const noPlan = await admin('account:create', '--name', 'x', '--email', 'x@acme.test', '--plan', 'platinum');
     expect(noPlan.code).toBe(2);
     expect(noPlan.err).toContain('--plan must be one of');
@@ -85,7 +88,7 @@ describe('npm run admin', () => {
 });
 
 describe('npm run admin: portfolio API', () => {
-  it('sets the portfolio plan, creates svc_live_ keys (at most 3 active), lists prefixes only, revokes', async () => {
+  it('sets the portfolio plan, creates svc_live_ keys (at most 3 active), lists prefixes only, revokes', { timeout: 90_000 }, async () => {
     const account = JSON.parse((await admin('account:create', '--name', 'Folio', '--email', 'folio@acme.test', '--plan', 'business')).out) as { _id: string };
     expect(JSON.parse((await admin('portfolio:plan', '--account', account._id, '--plan', 'enterprise_max')).out)).toEqual({ account_id: account._id, portfolio_plan: 'enterprise_max' });
     const created = JSON.parse((await admin('portfolio-key:create', '--account', account._id, '--name', 'ci')).out) as { key: string; id: number; key_prefix: string };
