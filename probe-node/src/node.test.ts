@@ -153,11 +153,12 @@ describe('the probe-node process', () => {
     const reply = await ask(nodeId, request('fallback.test', ['mx1.fallback.test', 'mx2.fallback.test'], ['user@fallback.test']));
     expect(reply).toMatchObject({ node_id: nodeId, outcome: 'completed', mx_used: 'mx2.fallback.test' });
     await until(() => hb.beats.length >= 3, 8_000);
-    // By the node's own send times (`at`), in order and never sooner than the 2 s interval; how late
-    // they arrive depends on the machine's load, so arrival times are not asserted.
+    // By the node's own send times (`at`): in order and spaced by the 2 s interval (1.5 s allows for
+    // a tick that ran late behind other timers; a load can only stretch the gaps). How late they
+    // arrive depends on the machine's load, so arrival times are not asserted.
     const sent = hb.beats.map((b) => Date.parse(b.at));
     const gaps = sent.slice(1).map((t, i) => t - sent[i]!);
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(1_990);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(1_500);
     expect(hb.beats.at(-1)).toMatchObject({ capacity: 7, in_flight: 0 });
   }, 20_000);
 
