@@ -5,7 +5,8 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSUMERS, NATS_USERS, STREAMS, SUBJECTS, natsInboxPrefix, natsPermissions, type NatsUser } from '@dv/contracts';
-import { ensureStreams } from '../../../packages/runtime/src/nats.ts';
+import { connectNats, ensureStreams } from '../../../packages/runtime/src/nats.ts';
+import { createLogger } from '../../../packages/runtime/src/logger.ts';
 import { localNatsAuthorization, natsUserEnv, renderNatsAuthorization } from './nats-auth.ts';
 import { which } from './install.ts';
 import { freePort, waitForPort } from './ports.ts';
@@ -117,6 +118,23 @@ describe('the permissioned bus', () => {
     msg?.ack();
     // Nothing the refused publishers sent reached the stream.
     expect((await (await jetstreamManager(gw)).streams.info('VERIFY')).state.messages).toBe(0);
+  });
+
+  it("counts each refusal for the service's nats_permission_violations_total (connectNats hook)", async () => {
+    let refused = 0;
+    const password = readFileSync(join(dir, 'users', 'gateway'), 'utf8').trim();
+    const dep = await connectNats(url, 'gateway', createLogger('gateway', 'silent'), { user: 'gateway', password }, { onPermissionViolation: () => refused++ });
+    try {
+      dep.nc.publish(SUBJECTS.probeHeartbeat, 'forged');
+      await until(() => refused === 1, 5_000, 'refusal counted');
+      // Its own subjects are not refusals.
+      dep.nc.publish('verify.item.single', '{}');
+      await dep.nc.flush();
+      expect(refused).toBe(1);
+      expect(await dep.isReady()).toBe(true);
+    } finally {
+      await dep.close();
+    }
   });
 
   it('keeps each user to its own inboxes', async () => {

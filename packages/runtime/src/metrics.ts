@@ -8,6 +8,7 @@ export const RUNTIME_METRICS = {
   dependencyUp: 'dependency_up',
   ready: 'service_ready',
   readinessChanges: 'service_readiness_changes_total',
+  natsPermissionViolations: 'nats_permission_violations_total',
 } as const;
 
 /** What `/readyz` answers: ready or not, and each dependency's state. */

@@ -19,7 +19,7 @@ export interface NatsAuth {
  * Connects with unlimited reconnects: after a nats-server restart the client comes back on its own
  * and JetStream consumers resume. Readiness follows the connection's status events.
  */
-export async function connectNats(url: string, name: string, log: Logger, auth?: NatsAuth): Promise<NatsDependency> {
+export async function connectNats(url: string, name: string, log: Logger, auth?: NatsAuth, hooks: { onPermissionViolation?: () => void } = {}): Promise<NatsDependency> {
   // With a user, replies come to `_INBOX.<user>.…`, the only inboxes that user may subscribe to.
   const credentials = auth ? { user: auth.user, pass: auth.password, inboxPrefix: natsInboxPrefix(auth.user) } : {};
   // noAsyncTraces: otherwise every request and JetStream publish builds two Error objects up front
@@ -38,6 +38,7 @@ export async function connectNats(url: string, name: string, log: Logger, auth?:
       } else if (status.type === 'error') {
         // A permission violation names the subject this service's bus user may not use (NATS_ROLES).
         log.error({ dependency: 'nats', err: status.error.message }, 'nats server error');
+        if (/permissions violation/i.test(status.error.message)) hooks.onPermissionViolation?.();
       }
     }
   })();

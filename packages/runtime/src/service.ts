@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
-import type { Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import type { z } from 'zod';
 import { ALL_COLLECTIONS, CONSUMERS, KV_BUCKETS, NATS_ROLES, STREAMS, type ConsumerDef, type KvBucketDef, type NatsUser, type StreamDef } from '@dv/contracts';
 import { loadConfigOrExit } from './config.ts';
 import type { Dependency } from './dependency.ts';
 import { createHttpApp, finishHttpApp } from './http.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { createRegistry } from './metrics.ts';
+import { RUNTIME_METRICS, createRegistry } from './metrics.ts';
 import { connectMongo, ensureCollections, type MongoDependency } from './mongo.ts';
 import { StreamReplicasError, connectNats, ensureKvBuckets, ensureStreams, natsManager, type NatsDependency } from './nats.ts';
 import { connectRedis, type RedisDependency } from './redis.ts';
@@ -95,7 +95,9 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
       const auth = config.NATS_USER ? { user: config.NATS_USER, password: config.NATS_PASSWORD ?? '' } : undefined;
       // Only what this service's bus user may manage (NATS_ROLES): a probe node creates no stream.
       const owned = natsOwned(def.name);
-      nats = await retrying('nats', connectTimeoutMs, log, () => connectNats(config.NATS_URL, def.name, log, auth), async (dep) => {
+      // The bus refused a subject this service's user lacks: NATS_ROLES and the server's users disagree (alert NatsPermissionDenied).
+      const denied = new Counter({ name: RUNTIME_METRICS.natsPermissionViolations, help: 'Publishes and subscriptions the NATS server refused to this service\'s bus user (permission violations)', registers: [registry] });
+      nats = await retrying('nats', connectTimeoutMs, log, () => connectNats(config.NATS_URL, def.name, log, auth, { onPermissionViolation: () => denied.inc() }), async (dep) => {
         const replicas = { replicas: config.NATS_STREAM_REPLICAS, log };
         if (owned.streams.length > 0) await ensureStreams(await natsManager(dep.nc), owned.streams, owned.consumers, replicas);
         if (owned.buckets.length > 0) await ensureKvBuckets(dep.nc, owned.buckets, replicas);
