@@ -139,6 +139,13 @@ export interface TransactionOptions {
   onRcpt: (address: string, reply: SmtpReply, ms: number) => void;
   /** End with RSET only, leaving the connection open for another transaction (pool.ts). */
   keepOpen?: boolean;
+  /**
+   * Error replies this transaction may draw at most, the catch-all probe's included (absent: no
+   * bound). A harvest defence counts errors per connection, so on a kept connection that already
+   * drew some, the RCPTs go out in groups no larger than the room left (every one may be
+   * rejected), and those that no longer fit come back in `unsent` for another connection.
+   */
+  errorRoom?: number;
 }
 
 export interface TransactionResult {
@@ -157,6 +164,8 @@ export interface TransactionResult {
   cut?: Refusal;
   /** Error replies (4xx/5xx) the transaction drew, as a harvest defence counts them (countsAsError). */
   errors: number;
+  /** RCPTs not sent because the error room ran out (errorRoom): to be sent on another connection. */
+  unsent: string[];
 }
 
 /**
@@ -167,13 +176,17 @@ export interface TransactionResult {
 export async function transaction(conn: SmtpConnection, ext: Extensions, o: TransactionOptions): Promise<TransactionResult> {
   const smtputf8 = ext.smtputf8 && (needsSmtpUtf8(o.mailFrom) || o.rcpts.some(needsSmtpUtf8) || (o.catchAll !== null && needsSmtpUtf8(o.catchAll)));
   const mail: Command = { verb: 'MAIL', from: o.mailFrom, smtputf8 };
-  const result: TransactionResult = { catchAllAccepted: false, limitAfter: null, deferred: [], mailMs: 0, reusable: false, errors: 0 };
+  const result: TransactionResult = { catchAllAccepted: false, limitAfter: null, deferred: [], mailMs: 0, reusable: false, errors: 0, unsent: [] };
   let answered = 0;
+  const room = o.errorRoom ?? Number.POSITIVE_INFINITY;
+  /** RCPTs that may still go out now: each may draw an error, and those on the wire are not answered yet. */
+  const fit = (onWire: number): number => Math.max(0, room - result.errors - onWire);
 
   const t0 = o.now();
   const probe: Command[] = o.catchAll !== null ? [{ verb: 'RCPT', to: o.catchAll }] : [];
-  // Without the catch-all probe, MAIL and every RCPT can share one group.
-  const firstGroup = ext.pipelining ? [mail, ...probe, ...(o.catchAll === null ? o.rcpts.map((to): Command => ({ verb: 'RCPT', to })) : [])] : [mail];
+  // Without the catch-all probe, MAIL and the RCPTs (as many as the error room allows) share one group.
+  const early = ext.pipelining && o.catchAll === null ? o.rcpts.slice(0, fit(0)) : [];
+  const firstGroup = ext.pipelining ? [mail, ...probe, ...early.map((to): Command => ({ verb: 'RCPT', to }))] : [mail];
   conn.send(firstGroup);
   const mailReply = await conn.read(o.timeouts.commandMs, 'MAIL FROM');
   result.mailMs = o.now() - t0;
@@ -208,17 +221,28 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
     }
   }
 
-  const tr = o.now();
-  if (ext.pipelining && o.catchAll !== null) conn.send(o.rcpts.map((to): Command => ({ verb: 'RCPT', to })));
-  const groupStart = ext.pipelining ? (o.catchAll === null ? t0 : tr) : 0;
-  for (const to of o.rcpts) {
+  // RCPTs on the wire (sent, not answered yet) go up to `sent`; the next group goes out once they
+  // are answered, sized to the error room left (without a bound: all at once).
+  let sent = early.length;
+  let groupStart = t0;
+  for (let i = 0; i < o.rcpts.length; i++) {
+    const to = o.rcpts[i]!;
     if (!ext.pipelining && result.limitAfter !== null) {
       // One at a time, the rest would only draw the same 452: keep them for the next connection.
       result.deferred.push(to);
       continue;
     }
-    const t = o.now();
-    if (!ext.pipelining) conn.send([{ verb: 'RCPT', to }]);
+    if (i === sent) {
+      const n = Math.min(o.rcpts.length - i, ext.pipelining ? fit(0) : Math.min(1, fit(0)));
+      if (n === 0) {
+        // Another error could reach the host's budget: the rest go to another connection.
+        result.unsent = o.rcpts.slice(i);
+        break;
+      }
+      conn.send(o.rcpts.slice(i, i + n).map((rcpt): Command => ({ verb: 'RCPT', to: rcpt })));
+      sent = i + n;
+      groupStart = o.now();
+    }
     const raw = await conn.read(o.timeouts.commandMs, 'RCPT');
     const reply = toSmtpReply(raw);
     o.observe('rcpt', reply);
@@ -229,7 +253,7 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
       return result;
     }
     if (countsAsError(reply)) result.errors += 1;
-    o.onRcpt(to, reply, o.now() - (ext.pipelining ? groupStart : t));
+    o.onRcpt(to, reply, o.now() - groupStart);
     if (isTooManyRecipients(raw.code, reply.enhanced, reply.text)) {
       result.limitAfter ??= answered;
       result.deferred.push(to);

@@ -59,6 +59,24 @@ export function hasErrorRoom(errors: number, worstCase: number, budget: number):
   return errors === 0 || errors + worstCase < budget;
 }
 
+/**
+ * Whether a kept connection that drew `errors` error replies should carry a session of `rcpts`
+ * addresses (plus the catch-all probe when `probe`): an error-free one always; else when the probe
+ * and half the addresses would fit under the budget even if all were rejected. The session sends
+ * its RCPTs there in groups sized to the room left (dialogue.ts `errorRoom`), so the host never
+ * reaches its budget, and what no longer fits goes to a fresh connection. Half: a list's addresses
+ * are mostly valid, so such a session usually ends on this connection; a batch far larger than the
+ * room (20 addresses, room for 2) goes straight to a fresh connection instead of a few RCPTs here first.
+ */
+export function worthReusing(errors: number, rcpts: number, probe: boolean, budget: number): boolean {
+  return hasErrorRoom(errors, (probe ? 1 : 0) + Math.ceil(rcpts / 2), budget);
+}
+
+/** Error replies a connection that drew `errors` may still draw, all rejected, before the host's budget (unbounded when it drew none). */
+export function errorRoom(errors: number, budget: number): number {
+  return errors === 0 ? Number.POSITIVE_INFINITY : Math.max(0, budget - 1 - errors);
+}
+
 /** Whether `a` leaves more room under an error budget than `b` (fewer errors drawn). */
 export function moreRoom(a: Pick<PooledConnection, 'errors'>, b: Pick<PooledConnection, 'errors'>): boolean {
   return a.errors < b.errors;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
 import type { ProbeSessionRequest } from '@dv/contracts';
 import { PROBE_DEFAULTS } from './defaults.ts';
-import { ConnectionPool, hasErrorRoom } from './pool.ts';
+import { ConnectionPool, errorRoom, hasErrorRoom, worthReusing } from './pool.ts';
 import { createResolver } from './resolve.ts';
 import { runSession } from './session.ts';
 import { prober, request, testConfig } from './testing.ts';
@@ -86,12 +86,12 @@ describe('a session cut by a harvest defence', () => {
 });
 
 describe('connection reuse under an error budget', () => {
-  it('a kept connection whose errors leave no room is closed, not reused: its errors never reach the next batch', async () => {
+  it('a kept connection whose errors leave too little room is closed, not reused: its errors never reach the next batch', async () => {
     world.reset();
     const { pool, probe } = pooled();
-    const first = await probe(['user@harvest.test', 'x1@harvest.test'], { error_budget: 5 });
+    const first = await probe(['x1@harvest.test', 'x2@harvest.test'], { error_budget: 5 });
     expect(first.reply.connections).toBe(1);
-    // 2 errors kept + (2 RCPTs + catch-all probe) possible = 5: no room under 5.
+    // 3 errors kept leave room for 1 under 5: not for the catch-all probe and half of 2 addresses.
     const second = await probe(['y1@harvest.test', 'y2@harvest.test'], { error_budget: 5 });
     expect(second.reply.connections).toBe(1);
     expect(second.reply.detail ?? '').not.toContain('reused');
@@ -104,7 +104,37 @@ describe('connection reuse under an error budget', () => {
     const sessions = host().sessions;
     expect(sessions).toHaveLength(2);
     expect(verbs(sessions[0]!.commands)).toEqual(['EHLO', 'MAIL', 'RCPT', 'RCPT', 'RCPT', 'RSET', 'QUIT']);
-    expect(sessions.map((s) => s.errors)).toEqual([2, 3]);
+    expect(sessions.map((s) => s.errors)).toEqual([3, 3]);
+    expect(cuts()).toBe(0);
+  });
+
+  it('a kept connection with some room carries RCPTs in groups sized to the room left; what no longer fits goes to a fresh connection', async () => {
+    world.reset();
+    const { pool, probe } = pooled();
+    await probe(['user@harvest.test'], { error_budget: 5 });
+    // 1 error kept: room for 3 under 5. All 3 addresses and the probe could draw 4: the old rule
+    // refused the connection. In groups: probe (error 2), then user + a1 (room 2; error 3), then
+    // a2 (room 1; error 4): every address answered on the kept connection, and no 421.
+    const second = await probe(['user@harvest.test', 'a1@harvest.test', 'a2@harvest.test'], { error_budget: 5 });
+    expect(second.reply).toMatchObject({ connections: 0, outcome: 'completed' });
+    expect(second.reply.detail).toContain('reused an open connection');
+    expect(second.reply.results.map((r) => r.reply?.code)).toEqual([250, 550, 550]);
+    // 4 errors: no room for one more, not kept.
+    expect(pool.size).toBe(0);
+    await probe(['user@harvest.test'], { error_budget: 5 });
+    // 1 error kept again; 4 addresses: probe + b1 + b2 fill the room, user and b3 go to a fresh connection.
+    const fourth = await probe(['b1@harvest.test', 'b2@harvest.test', 'user@harvest.test', 'b3@harvest.test'], { error_budget: 5 });
+    expect(fourth.reply).toMatchObject({ connections: 1, outcome: 'completed' });
+    expect(fourth.reply.detail).toContain('2 addresses moved to a fresh connection');
+    expect(fourth.reply.results.map((r) => [r.state, r.reply?.code])).toEqual([['replied', 550], ['replied', 550], ['replied', 250], ['replied', 550]]);
+    expect(fourth.reply.cut).toBeUndefined();
+    await pool.closeAll();
+    const sessions = host().sessions;
+    expect(sessions).toHaveLength(3);
+    // Never an RCPT sent while the errors on the wire could reach 5.
+    expect(sessions.map((s) => s.errors)).toEqual([4, 4, 1]);
+    expect(verbs(sessions[1]!.commands)).toEqual(['EHLO', 'MAIL', 'RCPT', 'RCPT', 'RSET', 'MAIL', 'RCPT', 'RCPT', 'RCPT', 'RSET', 'QUIT']);
+    expect(verbs(sessions[2]!.commands)).toEqual(['EHLO', 'MAIL', 'RCPT', 'RCPT', 'RSET', 'QUIT']);
     expect(cuts()).toBe(0);
   });
 
@@ -121,5 +151,20 @@ describe('connection reuse under an error budget', () => {
     expect(hasErrorRoom(1, 3, 5)).toBe(true);
     expect(hasErrorRoom(2, 3, 5)).toBe(false);
     expect(hasErrorRoom(1, 0, 1)).toBe(false);
+  });
+
+  it.each([
+    // errors kept, addresses, catch-all probe, budget, reused, room
+    [0, 20, true, 5, true, Number.POSITIVE_INFINITY],
+    [1, 3, true, 5, true, 3],
+    [1, 4, true, 5, true, 3],
+    [1, 5, true, 5, false, 3],
+    [3, 2, true, 5, false, 1],
+    [3, 1, false, 5, true, 1],
+    [7, 20, true, 10, false, 2],
+    [5, 4, true, 10, true, 4],
+  ])('worthReusing(%i errors, %i addresses, probe %s, budget %i) = %s, room %s', (errors, rcpts, probe, budget, reused, room) => {
+    expect(worthReusing(errors, rcpts, probe, budget)).toBe(reused);
+    expect(errorRoom(errors, budget)).toBe(room);
   });
 });

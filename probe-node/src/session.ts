@@ -6,7 +6,7 @@ import type { ProbeSessionReply, ProbeSessionRequest, SmtpReply } from '@dv/cont
 import { classifyAddress } from '@dv/notify';
 import type { ProbeConfig } from './config.ts';
 import { openDialogue, quit, transaction, type Opened, type Refusal, type Stage } from './dialogue.ts';
-import { hasErrorRoom, type ConnectionPool, type PooledConnection } from './pool.ts';
+import { errorRoom, hasErrorRoom, worthReusing, type ConnectionPool, type PooledConnection } from './pool.ts';
 import { chooseSourceIp, effectiveTimeouts, egressFault, unreachableOutcome } from './plan.ts';
 import type { HostResolver } from './resolve.ts';
 import { addressProblem, catchAllAddress, needsSmtpUtf8 } from './smtp/commands.ts';
@@ -189,8 +189,9 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
   let timings: NonNullable<ProbeSessionReply['timings']> = { connect_ms: 0, greeting_ms: 0, ehlo_ms: 0, tls_ms: null, mail_ms: null };
   try {
     let kept = pool && req.mx_hosts.length > 0 ? pool.take(source.ip, req.mx_hosts[0]!) : null;
-    if (kept && !hasErrorRoom(kept.errors, pending.length + (catchAll === null ? 0 : 1), errorBudget)) {
-      // Its errors would count against this batch too (RSET does not reset them): a fresh connection instead.
+    if (kept && !worthReusing(kept.errors, pending.length, catchAll !== null, errorBudget)) {
+      // Its errors count against this batch too (RSET does not reset them) and leave room for too
+      // little of it: a fresh connection instead.
       await quit(kept.conn, Math.min(timeouts.commandMs, PROBE_DEFAULTS.quitTimeoutMs));
       kept.conn.destroy();
       kept = null;
@@ -247,6 +248,8 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
           now,
           observe,
           keepOpen: pool !== undefined,
+          // A connection that drew errors carries only as many RCPTs as the host's budget leaves room for.
+          errorRoom: errorRoom(current!.errors, errorBudget),
           onCatchAll: (r, ms) => {
             answered++;
             reply.catch_all = { address: catchAll!, reply: r, ms: round(ms) };
@@ -302,7 +305,8 @@ export async function runSession(req: ProbeSessionRequest, deps: SessionDeps): P
         pending = [];
         break;
       }
-      pending = [...tx.deferred, ...pending.slice(batch.length)];
+      if (tx.unsent.length > 0) notes.push(`${tx.unsent.length} addresses moved to a fresh connection: the kept one's errors left no room under the error budget (${errorBudget})`);
+      pending = [...tx.deferred, ...tx.unsent, ...pending.slice(batch.length)];
       if (tx.limitAfter !== null) limit = Math.min(limit, tx.limitAfter);
       if (pending.length > 0 && limit === 0) {
         notes.push('the server refused every RCPT as "too many recipients"');
