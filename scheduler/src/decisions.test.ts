@@ -140,6 +140,16 @@ describe('node ranking', () => {
   ])('%s', (_what, nodes, order) => {
     expect(rankCandidates(nodes, 'p', 1_000).map((c) => c.node.id)).toEqual(order);
   });
+  it("prefers the IP of the MX host's last session (its connection may be kept there) over free capacity, not over health", () => {
+    const nodes = [node('a', { sourceIps: ['1.1.1.1', '1.1.1.2'], reportedInFlight: 8 }), node('b', { sourceIps: ['2.2.2.2'] })];
+    expect(rankCandidates(nodes, 'p', 0, null, '1.1.1.2').map((c) => c.ipKey)).toEqual(['1.1.1.2', '1.1.1.1', '2.2.2.2']);
+    expect(rankCandidates(nodes, 'p', 0).map((c) => c.ipKey)).toEqual(['2.2.2.2', '1.1.1.1', '1.1.1.2']);
+    const throttled = [node('a', { sourceIps: ['1.1.1.1'], providerHealth: { p: { throttled: 1, blocked: 0 } } }), node('b', { sourceIps: ['2.2.2.2'] })];
+    expect(rankCandidates(throttled, 'p', 0, null, '1.1.1.1').map((c) => c.ipKey)).toEqual(['2.2.2.2', '1.1.1.1']);
+    // A greylist retry's IP still comes first; a full node is still skipped.
+    expect(rankCandidates(nodes, 'p', 0, '2.2.2.2', '1.1.1.2')[0]!.ipKey).toBe('2.2.2.2');
+    expect(rankCandidates([node('a', { sourceIps: ['1.1.1.1'], assigned: 10 }), node('b', { sourceIps: ['2.2.2.2'] })], 'p', 0, null, '1.1.1.1').map((c) => c.ipKey)).toEqual(['2.2.2.2']);
+  });
   it('puts the preferred source IP first and keys IP-less nodes by node', () => {
     const nodes = [node('a', { sourceIps: ['1.1.1.1', '1.1.1.2'] }), node('b', { sourceIps: [] })];
     expect(rankCandidates(nodes, 'p', 0, '1.1.1.2').map((c) => c.ipKey)).toEqual(['1.1.1.2', '1.1.1.1', 'node:b']);

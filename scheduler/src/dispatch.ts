@@ -44,6 +44,8 @@ interface SessionBatch {
 /** How often a batch held back by the concurrency gate looks again (other replicas free slots too). */
 const CONCURRENCY_POLL_MS = 100;
 const NO_NODE_POLL_MS = 500;
+/** MX hosts whose last session's source IP is remembered (least recently used forgotten first; ~100 bytes each). */
+const LAST_IP_MAX_HOSTS = 10_000;
 const BUSY_SUSPECT_MS = 1_000;
 /** A gate that Redis could not answer is asked again after this (the batch stays held meanwhile). */
 const REDIS_ERROR_POLL_MS = 1_000;
@@ -60,6 +62,12 @@ export class Dispatcher {
   private stopping = false;
   /** (provider, IP) pairs this replica paused: their throttle streak is cleared after a clean session. */
   private readonly throttled = new Set<string>();
+  /**
+   * The source IP key each MX host's last session came from: the next session to the host goes
+   * there when it can, where the probe node may keep that session's connection open (a domain's
+   * sessions spread over two nodes took two connections where one would do).
+   */
+  private readonly lastIp = new Map<string, string>();
   /** Pauses, blocks and learned limits Redis could not take (local-facts.ts). */
   readonly facts = new LocalFacts({ retryMs: REDIS_ERROR_POLL_MS });
 
@@ -103,7 +111,7 @@ export class Dispatcher {
         continue;
       }
       const limits = { ...limitsFor(provider, this.d.config), rcptsPerSession: q.limit };
-      let cands = rankCandidates(this.d.fleet.alive(), provider.id, Date.now(), q.preferIp).filter((c) => this.d.fleet.ipUsable(c.ipKey));
+      let cands = rankCandidates(this.d.fleet.alive(), provider.id, Date.now(), q.preferIp, this.lastIp.get(dns.mx[0]!) ?? null).filter((c) => this.d.fleet.ipUsable(c.ipKey));
       if (cands.length > 0) {
         // Only IPs that have not found every MX host of the domain down (mx-health.ts).
         const health = await this.d.mxHealth.view(dns.mx);
@@ -192,6 +200,7 @@ export class Dispatcher {
     // queues must not take the same one meanwhile (the node would answer `busy`).
     this.sessionsInFlight++;
     c.node.assigned++;
+    this.rememberIp(values[0]!.dns.mx[0]!, c.ipKey);
     const batch = { domain: q.domain, preferIp: q.preferIp, values };
     const { provider, dns } = values[0]!;
     const cfg = this.d.config;
@@ -437,6 +446,12 @@ export class Dispatcher {
       const t = setTimeout(done, ms);
       set.add(done);
     });
+  }
+
+  private rememberIp(host: string, ipKey: string): void {
+    this.lastIp.delete(host);
+    this.lastIp.set(host, ipKey);
+    if (this.lastIp.size > LAST_IP_MAX_HOSTS) this.lastIp.delete(this.lastIp.keys().next().value!);
   }
 
   /** A slot was given back here: that provider's batches waiting at a gate look again at once. */

@@ -34,17 +34,25 @@ export function ipKeyOf(nodeId: string, ip: string | null): string {
 
 /**
  * Candidates in preference order for a provider: nodes with free capacity, not suspect; fewer
- * recent policy blocks, then fewer throttles for this provider, then more free capacity. A
- * preferred source IP (greylist retries: the same /24 as the first try) comes first when usable.
+ * recent policy blocks, then fewer throttles for this provider, then the IP the MX host's last
+ * session came from (`lastIpKey`: that node may keep its connection open for the next session,
+ * docs/probe-node.md "Connection reuse"), then more free capacity. A preferred source IP (greylist
+ * retries: the same /24 as the first try) comes first when usable.
  */
-export function rankCandidates(nodes: readonly NodeState[], providerId: string, nowMs: number, preferIp: string | null = null): Candidate[] {
+export function rankCandidates(nodes: readonly NodeState[], providerId: string, nowMs: number, preferIp: string | null = null, lastIpKey: string | null = null): Candidate[] {
   const usable = nodes.filter((n) => !n.draining && n.capacity > 0 && n.suspectUntilMs <= nowMs && free(n) > 0);
   const health = (n: NodeState) => n.providerHealth[providerId] ?? { throttled: 0, blocked: 0 };
-  usable.sort((a, b) => health(a).blocked - health(b).blocked || health(a).throttled - health(b).throttled || free(b) - free(a) || a.id.localeCompare(b.id));
+  const keeps = (n: NodeState) => (lastIpKey !== null && (n.sourceIps.length > 0 ? n.sourceIps : [null]).some((ip) => ipKeyOf(n.id, ip) === lastIpKey) ? 0 : 1);
+  usable.sort((a, b) => health(a).blocked - health(b).blocked || health(a).throttled - health(b).throttled || keeps(a) - keeps(b) || free(b) - free(a) || a.id.localeCompare(b.id));
   const out: Candidate[] = [];
   for (const node of usable) {
     const ips = node.sourceIps.length > 0 ? node.sourceIps : [null];
     for (const ip of ips) out.push({ node, sourceIp: ip, ipKey: ipKeyOf(node.id, ip) });
+  }
+  if (lastIpKey) {
+    // Within its node too: the connection is kept per source IP.
+    const i = out.findIndex((c) => c.ipKey === lastIpKey);
+    if (i > 0 && out[0]!.node === out[i]!.node) out.unshift(...out.splice(i, 1));
   }
   if (preferIp) {
     const i = out.findIndex((c) => c.sourceIp === preferIp);
