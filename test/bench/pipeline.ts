@@ -10,6 +10,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { COLLECTIONS, SUBJECTS, itemId, newId, probeSessionReply, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type ProbeSessionRequest } from '@dv/contracts';
 import { JetStreamPublisher, connectMongo } from '@dv/runtime';
 import { applySchema } from '../../infra/src/demo-account.ts';
+import { PROBE_DEFAULTS } from '../../probe-node/src/defaults.ts';
 import { SCHEDULER_DEFAULTS } from '../../scheduler/src/defaults.ts';
 import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
 import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
@@ -29,6 +30,8 @@ const LADDER_SCALE = 2 / 300;
 const RCPTS = 20;
 /** The politeness limit per (provider, source IP); with two probe nodes (two IPs) a host may see twice this. */
 const PER_HOST_SESSIONS = 5;
+/** Sessions a probe node runs at once (its default PROBE_MAX_CONCURRENT_SESSIONS, read from its defaults). */
+const NODE_CAPACITY = PROBE_DEFAULTS.maxConcurrentSessions;
 const say = (msg: string) => process.stdout.write(`${msg}\n`);
 
 type Kind = 'normal' | 'catchall' | 'greylist' | 'nxdomain' | 'refused';
@@ -99,51 +102,66 @@ function rssMb(pid: number | undefined): number {
 }
 
 /**
- * Straight into the probe nodes: per-domain sessions of 20, at most 5 at once per (host, node).
+ * Straight into the probe nodes: per-domain sessions of 20, at most 5 at once per (host, node),
+ * and never more at once on a node than its PROBE_MAX_CONCURRENT_SESSIONS (a node answers `busy`
+ * beyond it: such a session is sent again, never counted as done). A session goes to the node with
+ * fewer sessions in flight; a greylist retry to the node of its first try.
  * The same catch-all probes as the pipeline: every session probes, and once a domain has proved
  * catch-all its sessions not yet started are dropped (the scheduler answers those addresses
  * risky/catch_all from its memory without a session), so the baseline does no work the pipeline
  * skips and the efficiency ratio is not flattered.
  */
-async function rawProbe(nc: NatsConnection, domains: Domain[], nodes: string[]): Promise<number> {
+async function rawProbe(nc: NatsConnection, domains: Domain[], nodes: string[]): Promise<{ seconds: number; busy: number }> {
   interface Job {
     d: Domain;
     addresses: string[];
-    node: number;
+    /** Null: any node; set for a greylist retry (the same source IP as the first try). */
+    node: number | null;
   }
   const queue: Job[] = [];
   for (const d of domains) {
     if (d.kind === 'nxdomain') continue;
     const all = Array.from({ length: d.size }, (_, k) => `u${k}@${d.name}`);
-    for (let i = 0; i < all.length; i += RCPTS) queue.push({ d, addresses: all.slice(i, i + RCPTS), node: (i / RCPTS) % nodes.length });
+    for (let i = 0; i < all.length; i += RCPTS) queue.push({ d, addresses: all.slice(i, i + RCPTS), node: null });
   }
   const catchAll = new Set<string>();
   const inflight = new Map<string, number>();
-  let active = 0;
+  const onNode = nodes.map(() => 0);
+  let busy = 0;
   let pending = queue.length;
   const t0 = Date.now();
+  const hostFree = (job: Job, n: number) => (inflight.get(`${job.d.name}|${n}`) ?? 0) < PER_HOST_SESSIONS;
   await new Promise<void>((resolve) => {
     const pump = () => {
-      for (let i = 0; i < queue.length && active < 400; ) {
+      for (let i = 0; i < queue.length && onNode.some((a) => a < NODE_CAPACITY); ) {
         const job = queue[i]!;
         if (catchAll.has(job.d.name)) {
           queue.splice(i, 1);
           pending--;
           continue;
         }
-        const key = `${job.d.name}|${job.node}`;
-        if ((inflight.get(key) ?? 0) >= PER_HOST_SESSIONS) {
+        const choices = (job.node === null ? nodes.map((_, n) => n) : [job.node]).filter((n) => onNode[n]! < NODE_CAPACITY && hostFree(job, n));
+        if (choices.length === 0) {
           i++;
           continue;
         }
+        const node = choices.reduce((a, b) => (onNode[b]! < onNode[a]! ? b : a));
+        const key = `${job.d.name}|${node}`;
         queue.splice(i, 1);
         inflight.set(key, (inflight.get(key) ?? 0) + 1);
-        active++;
+        onNode[node]!++;
         const req: ProbeSessionRequest = { session_id: newId('request'), domain: job.d.name, mx_hosts: [job.d.mx], addresses: job.addresses, catch_all_probe: true, mail_from: 'verify@probe.test', source_ip: null };
         void nc
-          .request(SUBJECTS.probeSession(nodes[job.node]!), JSON.stringify(req), { timeout: 120_000 })
+          .request(SUBJECTS.probeSession(nodes[node]!), JSON.stringify(req), { timeout: 120_000 })
           .then((m) => {
             const reply = probeSessionReply.parse(m.json());
+            if (reply.outcome === 'busy') {
+              // Nothing was probed: the session goes again (this should not happen within the node's capacity).
+              busy++;
+              pending++;
+              queue.push(job);
+              return;
+            }
             const probe = reply.catch_all?.reply?.code;
             if (probe === 250 || probe === 251) catchAll.add(job.d.name);
             const grey = reply.results.filter((r) => r.reply?.code === 450).map((r) => r.address);
@@ -151,7 +169,7 @@ async function rawProbe(nc: NatsConnection, domains: Domain[], nodes: string[]):
             if (grey.length > 0) {
               pending++;
               setTimeout(() => {
-                queue.push({ d: job.d, addresses: grey, node: job.node });
+                queue.push({ d: job.d, addresses: grey, node });
                 pump();
               }, LADDER_SCALE * 300_000);
             }
@@ -159,7 +177,7 @@ async function rawProbe(nc: NatsConnection, domains: Domain[], nodes: string[]):
           .catch(() => undefined)
           .finally(() => {
             inflight.set(key, inflight.get(key)! - 1);
-            active--;
+            onNode[node]!--;
             pending--;
             if (pending === 0) resolve();
             else pump();
@@ -170,7 +188,7 @@ async function rawProbe(nc: NatsConnection, domains: Domain[], nodes: string[]):
     };
     pump();
   });
-  return (Date.now() - t0) / 1000;
+  return { seconds: (Date.now() - t0) / 1000, busy };
 }
 
 const dataDir = join(REPO_ROOT, '.local', `bench-pipeline-${process.pid}`);
@@ -201,9 +219,10 @@ try {
   const nc = await connect({ servers: stack.env.NATS_URL, noAsyncTraces: true });
 
   say('raw: driving the addresses straight into the probe nodes…');
-  const rawS = await rawProbe(nc, built.domains, ['bench-a', 'bench-b']);
+  const raw = await rawProbe(nc, built.domains, ['bench-a', 'bench-b']);
+  const rawS = raw.seconds;
   const rawRate = N / rawS;
-  say(`raw: ${rawS.toFixed(1)} s, ${rawRate.toFixed(0)} addresses/s`);
+  say(`raw: ${rawS.toFixed(1)} s, ${rawRate.toFixed(0)} addresses/s${raw.busy > 0 ? ` (${raw.busy} sessions answered busy and sent again)` : ''}`);
   world.reset();
 
   const scheduler = await startServiceProcess('scheduler', {
