@@ -4,7 +4,7 @@
 // unknown.
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, type JobDoc, type JobItemDoc } from '@dv/contracts';
+import { COLLECTIONS, probeSessionRequest, SUBJECTS, type JobDoc, type JobItemDoc, type ProbeHeartbeat, type ProbeSessionReply } from '@dv/contracts';
 import type { WorldHandle } from '../../infra/src/world/index.ts';
 import { startHarness, until, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
@@ -86,6 +86,66 @@ describe('one probe node’s broken egress', () => {
       for (const s of subs) s.unsubscribe();
       await sched.stop();
       for (const n of [good, refusedNode, egressNode]) await n.stop(2_000);
+    }
+  }, 240_000);
+});
+
+describe('a node whose route out is dead (every connect times out)', () => {
+  it('marks the hosts for its own IP for the timeout period and changes no verdict', async () => {
+    world.reset();
+    // Loopback cannot drop SYNs, so this node is played over NATS: it answers every session as a
+    // probe behind a dead route would, after its connect attempts timed out (mx_used null, no
+    // node_fault: a timeout may be the host's), without touching the world. Its large capacity
+    // ranks it first, so it gets the first sessions.
+    const nodeId = 'a-blackhole';
+    const beat = (): void => {
+      const hb: ProbeHeartbeat = { node_id: nodeId, source_ips: ['127.0.0.10'], capacity: 10_000, in_flight: 0, provider_health: {}, at: new Date().toISOString() };
+      t.nc.publish(SUBJECTS.probeHeartbeat, JSON.stringify(hb));
+    };
+    let asked = 0;
+    const sub = t.nc.subscribe(SUBJECTS.probeSession(nodeId), {
+      callback: (_err, msg) => {
+        asked++;
+        const req = probeSessionRequest.parse(msg.json());
+        const reply: ProbeSessionReply = {
+          session_id: req.session_id, node_id: nodeId, outcome: 'timeout', mx_used: null, source_ip: '127.0.0.10', tls: false, catch_all: null,
+          results: req.addresses.map((address) => ({ address, reply: null, ms: 0, state: 'not_attempted' as const })),
+          duration_ms: 200, connections: 1, connect_errors: req.mx_hosts.map((host) => ({ host, ip: '192.0.2.99', error: 'timeout after 10000 ms' })),
+        };
+        setTimeout(() => msg.respond(JSON.stringify(reply)), 200);
+      },
+    });
+    beat();
+    const timer = setInterval(beat, 300);
+    const good = await t.startProbe('z-good3', ['127.0.0.11'], world.env);
+    const prefix = `${t.env.REDIS_PREFIX}blackhole:`;
+    const sched = await t.startScheduler({ ...world.env, REDIS_PREFIX: prefix });
+    try {
+      await until(() => sched.scheduler.fleet.alive().length === 2, 10_000, 'two probe nodes');
+      const emails = ['alice@acme.test', 'nobody@acme.test', 'carol@acme.test', ...Array.from({ length: 4 }, (_, i) => `u${i}@slow.test`)];
+      const { job } = await createTestJob(t.db, t.nc, emails);
+      const done = await waitForJob(t.db, job._id, 90_000);
+      expect(done.status).toBe('completed');
+      expect(await verdicts(job._id)).toEqual({
+        'alice@acme.test': 'deliverable/mailbox_confirmed',
+        'nobody@acme.test': 'undeliverable/mailbox_absent',
+        'carol@acme.test': 'risky/mailbox_full',
+        ...Object.fromEntries(emails.slice(3).map((e) => [e, 'deliverable/mailbox_confirmed'])),
+      });
+      expect(asked).toBeGreaterThan(0);
+      // Marked for the dead node's IP only, for the connect-timeout period (15 min), not 2 min.
+      const keys = await t.redis.keys(`${prefix}mxdown:*`);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) {
+        const [ip, expiry] = await t.redis.zrange(key, '0', '-1', 'WITHSCORES');
+        expect(ip).toBe('127.0.0.10');
+        expect(Number(expiry) - Date.now()).toBeGreaterThan(10 * 60_000);
+      }
+    } finally {
+      clearInterval(timer);
+      sub.unsubscribe();
+      await sched.stop();
+      await good.stop(2_000);
     }
   }, 240_000);
 });
