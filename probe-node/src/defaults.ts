@@ -60,9 +60,10 @@ export const PROBE_DEFAULTS = {
    * PROBE_ASSUMED_ERROR_BUDGET: error replies a host is assumed to tolerate on one connection when
    * the scheduler has learned none (request `error_budget`). Harvest defences count errors per
    * connection across RSET (Postfix: slowed replies from 10, 421 at 20 by default; strict sites
-   * 3-5), so a kept connection is reused only while its errors plus the session's possible ones
-   * stay under the budget. 10 stays under Postfix's defaults; a stricter host cuts once and its
-   * budget is learned. 1 = never reuse a connection that drew an error.
+   * 3-5), so on a kept connection the RCPTs go out in groups that stay under the budget even if
+   * all are rejected (pool.ts worthReusing, dialogue.ts errorRoom). 10 stays under Postfix's
+   * defaults; a stricter host cuts once and its budget is learned. 1 = never reuse a connection
+   * that drew an error.
    */
   assumedErrorBudget: 10,
   /** Random local part of the catch-all probe; design: at least 16 characters. */

@@ -2,7 +2,8 @@
 // MAIL / catch-all RCPT / RCPT… / RSET / QUIT transaction. Never DATA: the command set has none.
 //
 // With PIPELINING (RFC 2920) MAIL and the catch-all RCPT go in one write, then all real RCPTs in
-// one write, then RSET+QUIT: one round trip per group instead of per command.
+// one write (on a kept connection that drew errors: in groups sized to the room its errors leave
+// under the host's error budget), then RSET+QUIT: one round trip per group instead of per command.
 import type { SmtpReply } from '@dv/contracts';
 import { parseReply } from '@dv/verdict';
 import type { Command } from './smtp/commands.ts';
