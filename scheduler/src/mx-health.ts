@@ -56,7 +56,11 @@ export function mxDownMarks(reply: ProbeSessionReply, mxHosts: readonly string[]
   return hosts.map((host) => ({ host, ms }));
 }
 
+// A key of another type is a host-wide mark of the version before (a string): it is replaced
+// (MARK) or read as no mark (READ), so a rolling upgrade neither fails nor keeps the old rule.
 const MARK = `
+local kind = redis.call('TYPE', KEYS[1])['ok']
+if kind ~= 'zset' and kind ~= 'none' then redis.call('DEL', KEYS[1]) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ms = tonumber(ARGV[2])
@@ -67,6 +71,7 @@ return 1
 `;
 
 const READ = `
+if redis.call('TYPE', KEYS[1])['ok'] ~= 'zset' then return {} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
