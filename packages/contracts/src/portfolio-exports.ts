@@ -20,6 +20,8 @@ export interface ExportFilters {
 
 /** What the export was asked for, normalised (defaults filled in), as stored and shown. */
 export interface ExportParameters {
+  /** `account` (default): the account's domains; `global`: the whole active corpus (plans with the global domain view; csv and diff). */
+  scope?: 'account' | 'global';
   folder_id: number | 'none' | null;
   columns: string[];
   filters: ExportFilters;

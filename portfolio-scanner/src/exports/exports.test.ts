@@ -125,6 +125,31 @@ describe('POST /api/v1/exports/ and the csv export', () => {
   });
 });
 
+describe('scope global (plans with the global domain view)', () => {
+  it('exports the active corpus as the list shows it: own domains with their id, others without', async () => {
+    const premium = await h.account('enterprise_max_premium');
+    await h.call('POST', '/api/v1/domains/', { key: premium.key, body: { domains: ['d3.example.test', 'p1.example.test'] } });
+    const job = await exportAs(premium.key, { scope: 'global', columns: ['id', 'domain', 'email_gateway'] });
+    expect(job.parameters.scope).toBe('global');
+    const lines = csvRows((await download(job.file_url)).bytes.toString());
+    const list = (await h.call('GET', '/api/v1/domains/?limit=5000', { key: premium.key })).body;
+    expect(job.row_count).toBe(list.meta.total_count);
+    expect(lines.slice(1)).toEqual(list.data.map((d: { id: number | null; domain: string; email_gateway: string | null }) => [d.id ?? '', d.domain, d.email_gateway ?? ''].join(',')));
+    expect(lines).toContain('1,d3.example.test,');
+    expect(lines).toContain(',d1.example.test,Google Workspace');
+    const filtered = await exportAs(premium.key, { scope: 'global', columns: ['domain'], filters: { dmarc_policy: 'missing' } });
+    const listed = (await h.call('GET', '/api/v1/domains/?limit=5000&dmarc_status=missing', { key: premium.key })).body;
+    expect(filtered.row_count).toBe(listed.meta.total_count);
+  });
+
+  it('is refused on other plans, for pdf and zip, and with folder_id or status', async () => {
+    expect((await h.call('POST', '/api/v1/exports/', { key: a.key, body: { scope: 'global' } })).body).toEqual(errorEnvelope('validation_error'));
+    for (const body of [{ scope: 'global', export_type: 'zip' }, { scope: 'global', export_type: 'pdf' }, { scope: 'global', folder_id: 7 }, { scope: 'global', filters: { status: 'active' } }]) {
+      expect((await h.call('POST', '/api/v1/exports/', { key: a.key, body })).status, JSON.stringify(body)).toBe(400);
+    }
+  });
+});
+
 describe('diff export', () => {
   it('one row per field whose value differs between from and to; a field that came back is no row; changes outside the window are left out', async () => {
     const from = new Date(t0 - 7 * 24 * HOUR).toISOString();

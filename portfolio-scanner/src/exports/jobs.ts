@@ -1,5 +1,5 @@
 import type { Db, ObjectId } from 'mongodb';
-import { COLLECTIONS, newId, PORTFOLIO_COUNTERS, type CounterDoc, type ExportDoc } from '@dv/contracts';
+import { COLLECTIONS, newId, PORTFOLIO_COUNTERS, PORTFOLIO_PLANS, type CounterDoc, type ExportDoc, type PortfolioPlanName } from '@dv/contracts';
 import { invalidInput } from '../api/envelope.ts';
 import { PortfolioError } from '../api/errors.ts';
 import { zodIssues } from '@dv/runtime';
@@ -32,10 +32,13 @@ export interface QueuedExport {
  * tool). `params` is the request body as a client sent it (validated here: PortfolioError
  * `validation_error` when it is not valid, `too_many_exports` over the pending limit).
  */
-export async function queueExport(ctx: QueueContext, account: { _id: string }, params: z.input<typeof exportRequestSchema> | ExportRequest = {}, now = new Date()): Promise<QueuedExport> {
+export async function queueExport(ctx: QueueContext, account: { _id: string; portfolio_plan?: PortfolioPlanName | null }, params: z.input<typeof exportRequestSchema> | ExportRequest = {}, now = new Date()): Promise<QueuedExport> {
   const parsed = exportRequestSchema.safeParse(params);
   if (!parsed.success) throw invalidInput(zodIssues('body', parsed.error, params));
   const { type, parameters } = normalizeParameters(parsed.data, now);
+  if (parameters.scope === 'global' && !PORTFOLIO_PLANS[account.portfolio_plan ?? 'business']?.globalDomainView) {
+    throw new PortfolioError('validation_error', 'body.scope: the global domain view is part of the Enterprise Max Premium plan; use scope account.');
+  }
   const pending = await exportsColl(ctx.db).countDocuments({ account_id: account._id, status: { $in: ['queued', 'processing'] } });
   if (pending >= ctx.maxPending) {
     throw new PortfolioError('too_many_exports', `This account already has ${pending} exports queued or in progress (at most ${ctx.maxPending}); wait for one to finish (GET /api/v1/exports/).`);

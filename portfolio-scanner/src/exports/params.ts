@@ -1,7 +1,7 @@
 import type { Filter } from 'mongodb';
 import { z } from 'zod';
-import { CHANGE_RETENTION_DAYS, EXPORT_TYPES, type AccountDomainDoc, type ExportParameters, type ExportType } from '@dv/contracts';
-import { accountFilter, domainFilterQuery } from '../api/domain-query.ts';
+import { CHANGE_RETENTION_DAYS, EXPORT_TYPES, type AccountDomainDoc, type CorpusDomainDoc, type ExportParameters, type ExportType } from '@dv/contracts';
+import { accountFilter, corpusFilter, domainFilterQuery } from '../api/domain-query.ts';
 import { DOMAIN_STATUSES } from '../api/schemas.ts';
 import { DEFAULT_DOMAIN_COLUMNS, DEFAULT_PDF_COLUMNS, DIFF_COLUMN_NAMES, DOMAIN_COLUMN_NAMES, PDF_MAX_COLUMNS } from './columns.ts';
 
@@ -24,6 +24,10 @@ export const exportFiltersSchema = z
 export const exportRequestSchema = z
   .strictObject({
     export_type: z.enum(EXPORT_TYPES).default('csv').meta({ description: '`csv` (default), `pdf` (report), `zip` (domains.csv, domains.json, summary.json, manifest.json) or `diff` (changes between `from` and `to`, CSV).' }),
+    scope: z
+      .enum(['account', 'global'])
+      .default('account')
+      .meta({ description: '`global`: the whole active corpus, as the domain list shows it on plans with the global domain view (Enterprise Max Premium); csv and diff only, no `folder_id` or `status`. Default `account`.' }),
     folder_id: z
       .union([z.literal('none'), z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)])
       .nullable()
@@ -48,6 +52,11 @@ export const exportRequestSchema = z
       else if (seen.has(c)) ctx.addIssue({ code: 'custom', path: ['columns', i], message: `column "${c}" twice` });
       seen.add(c);
     });
+    if (b.scope === 'global') {
+      if (b.export_type === 'pdf' || b.export_type === 'zip') ctx.addIssue({ code: 'custom', path: ['scope'], message: 'scope global is for csv and diff exports' });
+      if (b.folder_id !== undefined && b.folder_id !== null) ctx.addIssue({ code: 'custom', path: ['folder_id'], message: 'folders hold your own domains; use scope account' });
+      if (b.filters?.status !== undefined) ctx.addIssue({ code: 'custom', path: ['filters', 'status'], message: 'status is a property of your own domains; use scope account' });
+    }
     if (b.export_type === 'pdf' && (b.columns?.length ?? 0) > PDF_MAX_COLUMNS) ctx.addIssue({ code: 'custom', path: ['columns'], message: `a pdf table has at most ${PDF_MAX_COLUMNS} columns` });
     if (b.export_type !== 'diff') {
       if (b.from !== undefined || b.to !== undefined) ctx.addIssue({ code: 'custom', path: [b.from !== undefined ? 'from' : 'to'], message: 'from/to are for export_type diff only' });
@@ -71,7 +80,7 @@ export function normalizeParameters(r: ExportRequest, now = new Date()): { type:
   const type = r.export_type;
   const columns = r.columns ?? (type === 'diff' ? [...DIFF_COLUMN_NAMES] : type === 'pdf' ? DEFAULT_PDF_COLUMNS : DEFAULT_DOMAIN_COLUMNS);
   const filters = Object.fromEntries(Object.entries(r.filters ?? {}).filter(([, v]) => v !== undefined));
-  const parameters: ExportParameters = { folder_id: r.folder_id ?? null, columns: [...columns], filters };
+  const parameters: ExportParameters = { ...(r.scope === 'global' ? { scope: 'global' as const } : {}), folder_id: r.folder_id ?? null, columns: [...columns], filters };
   if (type === 'diff') {
     parameters.from = new Date(r.from!).toISOString();
     parameters.to = (r.to ? new Date(r.to) : now).toISOString();
@@ -87,3 +96,7 @@ export function exportDomainFilter(accountId: string, p: ExportParameters): Filt
   return q;
 }
 
+/** scope global: the active corpus with the list's filters (domain-query.ts corpusFilter). */
+export function exportCorpusFilter(p: ExportParameters): Filter<CorpusDomainDoc> {
+  return corpusFilter({ search: p.filters.search, email_gateway: p.filters.gateway, dmarc_status: p.filters.dmarc_policy });
+}

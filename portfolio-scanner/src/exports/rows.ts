@@ -1,9 +1,9 @@
 import type { Db } from 'mongodb';
-import type { ChangeDoc, ExportParameters } from '@dv/contracts';
+import { accountDomainSummary, type AccountDomainDoc, type ChangeDoc, type CorpusDomainDoc, type ExportParameters } from '@dv/contracts';
 import { changes, corpus, domains } from '../api/views.ts';
 import { TRACKED_FIELDS } from '../store/index.ts';
 import { accountProjection, needsScan, type DiffRow, type DomainRow } from './columns.ts';
-import { exportDomainFilter } from './params.ts';
+import { exportCorpusFilter, exportDomainFilter } from './params.ts';
 
 // Rows of an export, read batch by batch from a cursor (never the whole result in memory): the
 // account's domains in id order (the list's order), joined with the corpus's scan result one batch
@@ -16,10 +16,15 @@ export interface RowSource {
 }
 
 export function countDomains(db: Db, s: RowSource): Promise<number> {
+  if (s.parameters.scope === 'global') return corpus(db).countDocuments(exportCorpusFilter(s.parameters));
   return domains(db).countDocuments(exportDomainFilter(s.accountId, s.parameters));
 }
 
 export async function* domainBatches(db: Db, s: RowSource, columns: readonly string[], limit = Infinity): AsyncGenerator<DomainRow[]> {
+  if (s.parameters.scope === 'global') {
+    yield* corpusBatches(db, s, limit);
+    return;
+  }
   const cursor = domains(db).find(exportDomainFilter(s.accountId, s.parameters), { projection: accountProjection(columns) }).sort({ id: 1 }).batchSize(s.batchRows);
   if (Number.isFinite(limit)) cursor.limit(limit);
   const join = needsScan(columns);
@@ -42,6 +47,40 @@ export async function* domainBatches(db: Db, s: RowSource, columns: readonly str
       }
     }
     if (batch.length > 0) yield await withScans(batch);
+  } finally {
+    await cursor.close();
+  }
+}
+
+/**
+ * scope global: the active corpus by name (the list's global view), each row the account's own
+ * document where it monitors the domain (its id, folder, tags), else a row with no id; scan
+ * fields from the corpus either way.
+ */
+async function* corpusBatches(db: Db, s: RowSource, limit: number): AsyncGenerator<DomainRow[]> {
+  const cursor = corpus(db).find(exportCorpusFilter(s.parameters), { projection: { _id: 1, tld: 1, result: 1, last_change_at: 1 } }).sort({ _id: 1 }).batchSize(s.batchRows);
+  if (Number.isFinite(limit)) cursor.limit(limit);
+  let batch: Pick<CorpusDomainDoc, '_id' | 'tld' | 'result' | 'last_change_at'>[] = [];
+  const rows = async () => {
+    const own = new Map((await domains(db).find({ account_id: s.accountId, domain: { $in: batch.map((c) => c._id) }, status: { $ne: 'removed' } }).toArray()).map((d) => [d.domain, d]));
+    return batch.map((c): DomainRow => {
+      const summary = accountDomainSummary(c.result, c.last_change_at);
+      const mine = own.get(c._id);
+      const a = mine
+        ? { ...mine, ...summary }
+        : ({ domain: c._id, tld: c.tld, id: null, added_at: null, status: null, folder_id: null, is_favorite: false, tags: [], notes: null, custom_label: null, ...summary } as unknown as AccountDomainDoc);
+      return { a, scan: c.result };
+    });
+  };
+  try {
+    for await (const c of cursor) {
+      batch.push(c);
+      if (batch.length >= s.batchRows) {
+        yield await rows();
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield await rows();
   } finally {
     await cursor.close();
   }

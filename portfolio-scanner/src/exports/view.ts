@@ -15,7 +15,7 @@ export const exportJobSchema = z
     file_url: z.string().nullable().meta({ description: 'Signed link to the file (no key needed), when completed; valid until the `expires` it carries (an hour, or the file\'s expiry if sooner). Each read of the list gives a fresh one.' }),
     row_count: z.number().int().meta({ description: 'Rows in the file once completed (pdf: rows of its domain table; zip: rows of domains.csv; diff: changed fields); 0 before.' }),
     file_size: z.number().int().meta({ description: 'Bytes of the file once completed; 0 before.' }),
-    parameters: z.object({ folder_id: z.union([z.number().int(), z.literal('none')]).nullable(), columns: z.array(z.string()), filters: z.record(z.string(), z.string()), from: dt.optional(), to: dt.optional() }).meta({ description: 'The request with its defaults filled in.' }),
+    parameters: z.object({ scope: z.enum(['account', 'global']).optional(), folder_id: z.union([z.number().int(), z.literal('none')]).nullable(), columns: z.array(z.string()), filters: z.record(z.string(), z.string()), from: dt.optional(), to: dt.optional() }).meta({ description: 'The request with its defaults filled in.' }),
     created_at: dt,
     completed_at: dt.nullable(),
     progress: z.number().int().min(0).max(100).meta({ description: 'Percent of the matched domains read; 100 once completed.' }),
