@@ -29,8 +29,12 @@ export const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = {
  * alone shrinks it and makes the collector thrash.
  */
 export const SERVICE_NODE_OPTIONS: Readonly<Record<ServiceName, string>> = {
-  gateway: '',
-  lookup: '',
+  // The HTTP services the same (`npm run bench -- rss`, docs/operations.md "Capacity"): two 25,000-
+  // address lists and the verify load took the gateway to 376 MB RSS with V8's defaults, 227 MB
+  // with these; lookup 176 / 180 MB (no gain at this load; bounded alike so a heavier one cannot
+  // grow it the gateway's way).
+  gateway: '--max-semi-space-size=16 --max-old-space-size=256',
+  lookup: '--max-semi-space-size=16 --max-old-space-size=256',
   // Scan workers hold up to 2 x PORTFOLIO_SCAN_CONCURRENCY messages and their answers: the same
   // lazy collection left them above 300 MB RSS at 64 scans (docs/portfolio-scanner.md, "Benchmark").
   'portfolio-scanner': '--max-semi-space-size=16 --max-old-space-size=256',
