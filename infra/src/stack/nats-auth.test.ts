@@ -12,6 +12,8 @@ import { which } from './install.ts';
 import { freePort, waitForPort } from './ports.ts';
 import { startProcess, stopProcess, type Managed } from './process.ts';
 import { until } from '../../../test/helpers.ts';
+import { PROBE_DEFAULTS } from '../../../probe-node/src/defaults.ts';
+import { SCHEDULER_DEFAULTS } from '../../../scheduler/src/defaults.ts';
 
 // A real nats-server with the generated users (no anonymous user, as in production): each role can
 // do its own work and nothing else.
@@ -157,6 +159,13 @@ describe('the generated configuration', () => {
     expect(publishers(SUBJECTS.probeSession('*'))).toEqual(['scheduler']);
     expect(publishers(SUBJECTS.probeHeartbeat)).toEqual(['probe-node']);
     expect(publishers('verify.item.>')).toEqual(['gateway', 'scheduler']);
+  });
+
+  it("lets a probe node answer for longer than its longest session plus the scheduler's wait", () => {
+    const bound = natsPermissions('probe-node').responseExpiresS! * 1000;
+    expect(bound).toBeGreaterThan(PROBE_DEFAULTS.maxSessionTimeoutMs + SCHEDULER_DEFAULTS.probeRequestMarginMs);
+    expect(renderNatsAuthorization(() => '"x"')).toContain(`allow_responses: { max: 1, expires: "${bound / 1000}s" }`);
+    expect(NATS_USERS.filter((u) => natsPermissions(u).responseExpiresS !== undefined)).toEqual(['probe-node']);
   });
 
   it('gives a service started on a local stack its own user and password file', () => {

@@ -33,8 +33,8 @@ export function renderNatsAuthorization(password: (user: NatsUser) => string, an
     const p = natsPermissions(user);
     lines.push(`    {`, `      user: ${quote(user)}`, `      password: ${password(user)}`, '      permissions: {');
     lines.push(`        publish: { allow: ${list(p.publish)} }`, `        subscribe: { allow: ${list(p.subscribe)} }`);
-    // One reply per request received, to whoever asked, for at most a minute (a probe session's bound).
-    if (p.allowResponses) lines.push('        allow_responses: { max: 1, expires: "1m" }');
+    // One reply per request received, to whoever asked, within the role's bound (NATS_ROLES).
+    if (p.responseExpiresS !== undefined) lines.push(`        allow_responses: { max: 1, expires: "${p.responseExpiresS}s" }`);
     lines.push('      }', '    }');
   }
   if (anonymous) lines.push(`    { user: ${quote(anonymous.user)}, password: ${quote(anonymous.password)} }`);

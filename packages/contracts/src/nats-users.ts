@@ -19,8 +19,11 @@ export interface NatsRole {
   /** Plain subjects (and JetStream subjects it publishes to) beyond the stream and bucket ones. */
   publish: readonly string[];
   subscribe: readonly string[];
-  /** May answer requests it received (one reply each), without a publish right on anyone's inbox. */
-  allowResponses?: boolean;
+  /**
+   * May answer requests it received (one reply each, within `expiresS` of the request), without a
+   * publish right on anyone's inbox.
+   */
+  allowResponses?: { expiresS: number };
 }
 
 const durables = (stream: string): string[] => CONSUMERS.filter((c) => c.stream === stream).map((c) => `${stream}/${c.durable}`);
@@ -48,7 +51,9 @@ export const NATS_ROLES: Readonly<Record<NatsUser, NatsRole>> = {
     pulls: [],
     publish: [SUBJECTS.probeHeartbeat],
     subscribe: [SUBJECTS.probeSession('*')],
-    allowResponses: true,
+    // A session's reply may come as late as the probe node's longest session (PROBE_MAX_SESSION_TIMEOUT_MS,
+    // 180 s) plus its QUIT: a reply after the permission expired would be refused and the session lost.
+    allowResponses: { expiresS: 300 },
   },
   'portfolio-scanner': {
     streams: ['PORTFOLIO'],
@@ -68,7 +73,8 @@ export function natsInboxPrefix(user: string): string {
 export interface NatsPermissions {
   publish: string[];
   subscribe: string[];
-  allowResponses: boolean;
+  /** Seconds a received request may still be answered; undefined: no replies without a publish right. */
+  responseExpiresS?: number;
 }
 
 /** The subjects a role may publish to and subscribe to, JetStream API subjects included. */
@@ -101,5 +107,5 @@ export function natsPermissions(user: NatsUser): NatsPermissions {
   }
   publish.push(...role.publish);
   subscribe.push(...role.subscribe);
-  return { publish: [...new Set(publish)], subscribe: [...new Set(subscribe)], allowResponses: role.allowResponses === true };
+  return { publish: [...new Set(publish)], subscribe: [...new Set(subscribe)], ...(role.allowResponses ? { responseExpiresS: role.allowResponses.expiresS } : {}) };
 }
