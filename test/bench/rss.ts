@@ -1,4 +1,4 @@
-// `npm run bench -- rss [--duration 15] [--connections 16] [--domains 20000] [--job 25000] [--job-wait 120] [--node-options "..."] [--keep]`
+// `npm run bench -- rss [--duration 15] [--connections 16] [--domains 20000] [--job 25000] [--job-wait 120] [--heap-mb N] [--keep]`
 // Resident memory of the HTTP services under a small load, for the Kubernetes requests and limits
 // (docs/operations.md "Capacity"). Every service runs as a process, as `npm start` and the image
 // run it (SERVICE_NODE_OPTIONS applied), against a local stack and the simulated world; gateway,
@@ -13,8 +13,10 @@
 //                     summary, GET /api/v1/domains/?limit=100 (autocannon)
 //   portfolio-worker  a csv export of every row, then first scans of the world's domains
 // Baseline in the same run: each process's RSS at rest after start (the ratio is peak ÷ rest) and a
-// bare node:http server's under the same autocannon load. --node-options is added to every
-// service's NODE_OPTIONS (after the launcher's), to compare heap bounds. The last line is JSON.
+// bare node:http server's under the same autocannon load. --heap-mb N adds
+// `--max-semi-space-size=16 --max-old-space-size=N` to every service's NODE_OPTIONS after the
+// launcher's (SERVICE_NODE_OPTIONS, 256), so it wins: other bounds can be compared (4096 is about
+// V8's own limit on a 16-24 GB host). The last line is JSON.
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -38,7 +40,7 @@ const CONNECTIONS = Number(args.get('connections') ?? 16);
 const DOMAINS = Number(args.get('domains') ?? 20_000);
 const JOB = Number(args.get('job') ?? 25_000);
 const JOB_WAIT_S = Number(args.get('job-wait') ?? 120);
-const EXTRA_NODE_OPTIONS = args.get('node-options') ?? '';
+const EXTRA_NODE_OPTIONS = args.has('heap-mb') ? `--max-semi-space-size=16 --max-old-space-size=${Number(args.get('heap-mb'))}` : '';
 const say = (msg: string) => process.stderr.write(`[bench rss] ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
