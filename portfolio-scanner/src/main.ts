@@ -5,6 +5,7 @@
 // docs/portfolio-scanner.md "Workers and planner".
 import { runService } from '@dv/runtime';
 import { ApiLimits, mountPortfolioApi, type ApiContext } from './api/index.ts';
+import { PortfolioKeyCache } from './api/key-cache.ts';
 import { backfillSpfStatus } from './api/summary.ts';
 import { portfolioConfigSchema, portfolioProductionRules } from './config.ts';
 import { PORTFOLIO_DEFAULTS } from './defaults.ts';
@@ -23,6 +24,7 @@ let geo: GeoReader | undefined;
 let dns: ScanResolverHandle | undefined;
 let registration: RegistrationRunner | undefined;
 let exportWorker: ExportWorker | undefined;
+let keyCache: PortfolioKeyCache | undefined;
 
 await runService({
   name: 'portfolio-scanner',
@@ -39,10 +41,14 @@ await runService({
     void backfillSpfStatus(mongo!.db)
       .then((n) => n > 0 && log.info({ domains: n }, 'spf_status backfilled'))
       .catch((err: Error) => log.warn({ err: err.message }, 'spf_status backfill failed; retried at the next start'));
+    // Authenticated keys remembered while a change stream can drop them at once (src/api/key-cache.ts).
+    keyCache = new PortfolioKeyCache(mongo!.db, log, PORTFOLIO_DEFAULTS.apiKeyCacheTtlMs);
+    void keyCache.start();
     const api: ApiContext = {
       db: mongo!.db,
       redis: redis!.redis,
       log,
+      keyCache,
       limits: new ApiLimits(redis!.redis, config.REDIS_PREFIX),
       intervalS: config.PORTFOLIO_RESCAN_INTERVAL_S,
       requestScan: async (domains) => {
@@ -84,6 +90,7 @@ await runService({
     // Planner first (its lease passes on at once), then the scans in hand get most of the budget;
     // what is not finished by then is given back to the other replicas.
     await planner?.stop();
+    await keyCache?.stop();
     await Promise.all([worker?.stop(Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6)), registration?.stop(), exportWorker?.stop()]);
     geo?.close();
     await dns?.close();

@@ -4,9 +4,10 @@ import { PORTFOLIO_PLANS, type PortfolioKeyDoc } from '@dv/contracts';
 import type { ApiCaller, ApiContext } from './context.ts';
 import { PortfolioError } from './errors.ts';
 
-// Bearer-key authentication (spec "Authentication"): the key is read from MongoDB on every call
-// (found by its hash, compared in constant time in @dv/accounts), never remembered, so a revoked
-// key fails at once on every replica. Then the plan (403 without API access) and the limits; the
+// Bearer-key authentication (spec "Authentication"): the key is found by its hash and compared in
+// constant time (@dv/accounts); with ctx.keyCache (the service) it is remembered in process while a
+// change stream drops it the moment it is revoked or its account changes, so a revoked key fails
+// at once on every replica. Then the plan (403 without API access) and the limits; the
 // limit headers are set on the response at once, so every later error carries them too.
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="portfolio"' };
@@ -17,7 +18,7 @@ export async function authenticate(ctx: ApiContext, req: Request, res: Response)
   const m = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
   if (!m) throw new PortfolioError('authentication_required', 'Send your API key as "Authorization: Bearer svc_live_…".', CHALLENGE);
   const now = new Date();
-  const found = await lookupPortfolioKey(ctx.db, m[1]!, now);
+  const found = ctx.keyCache ? await ctx.keyCache.lookup(m[1]!, now) : await lookupPortfolioKey(ctx.db, m[1]!, now);
   if (!found.ok) {
     const detail = found.reason === 'malformed' ? 'This is not a portfolio API key (they begin with svc_live_); keys of other services do not work here.' : 'The API key is not valid: it is wrong, revoked or expired.';
     throw new PortfolioError('invalid_api_key', detail, { 'WWW-Authenticate': 'Bearer realm="portfolio", error="invalid_token"' });

@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import type { Account } from '@dv/accounts';
 import type { Logger } from '@dv/runtime';
 import type { PortfolioKeyDoc, PortfolioPlan } from '@dv/contracts';
+import type { PortfolioKeyCache } from './key-cache.ts';
 import type { ApiLimits } from './limits.ts';
 
 /** What every route handler gets. */
@@ -17,6 +18,8 @@ export interface ApiContext {
   requestScan: (domains: readonly string[]) => Promise<void>;
   /** Seconds between last_used_at writes of one key in one process. */
   lastUsedThrottleMs: number;
+  /** Authenticated keys remembered in process (key-cache.ts); without it every call reads MongoDB. */
+  keyCache?: PortfolioKeyCache;
   /** Exports (src/exports): the file-link key, how long a link lasts, pending exports per account. */
   exports: { secret: string; linkTtlS: number; maxPending: number };
   /** PUBLIC_BASE_URL: the OpenAPI document's `servers` entry (absent in harnesses: no entry). */
