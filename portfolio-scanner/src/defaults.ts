@@ -117,6 +117,8 @@ export const PORTFOLIO_DEFAULTS = {
   // Portfolio API (src/api).
   /** A key's last_used_at is written at most this often per process (a write per call otherwise). */
   apiKeyLastUsedThrottleMs: 60_000,
+  /** An authenticated key is remembered this long at most (a change stream drops it at once when it is revoked or its account changes). */
+  apiKeyCacheTtlMs: 60_000,
   /** The dashboard summary snapshot is recomputed in the background once older than this (scans show within it; API writes at once). */
   summaryMaxAgeMs: 30_000,
   /** Strict-Transport-Security max-age on HTTPS answers (one year; no includeSubDomains: other hosts
