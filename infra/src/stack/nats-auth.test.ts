@@ -161,6 +161,28 @@ describe('the generated configuration', () => {
     expect(publishers('verify.item.>')).toEqual(['gateway', 'scheduler']);
   });
 
+  it('has a publisher for every subject in SUBJECTS, and a subscriber for every core NATS one (a new subject needs a role)', () => {
+    // NATS wildcards: `*` one token, `>` the rest.
+    const matches = (pattern: string, subject: string) => {
+      const p = pattern.split('.');
+      const s = subject.split('.');
+      for (let i = 0; i < p.length; i++) {
+        if (p[i] === '>') return s.length > i;
+        if (p[i] !== '*' && p[i] !== s[i]) return false;
+      }
+      return p.length === s.length;
+    };
+    const jetStream = new Set(STREAMS.flatMap((st) => st.subjects));
+    for (const value of Object.values(SUBJECTS)) {
+      const subject = typeof value === 'function' ? value('x1') : value.replace('>', 'x1');
+      const publishers = NATS_USERS.filter((u) => natsPermissions(u).publish.some((p) => matches(p, subject)));
+      expect(publishers.length, `${subject}: no role may publish it`).toBeGreaterThan(0);
+      if ([...jetStream].some((p) => matches(p, subject))) continue;
+      const subscribers = NATS_USERS.filter((u) => natsPermissions(u).subscribe.some((p) => matches(p, subject)));
+      expect(subscribers.length, `${subject}: no role may subscribe to it`).toBeGreaterThan(0);
+    }
+  });
+
   it("lets a probe node answer for longer than its longest session plus the scheduler's wait", () => {
     const bound = natsPermissions('probe-node').responseExpiresS! * 1000;
     expect(bound).toBeGreaterThan(PROBE_DEFAULTS.maxSessionTimeoutMs + SCHEDULER_DEFAULTS.probeRequestMarginMs);
