@@ -22,6 +22,11 @@ function fmt(v: number, unit: string): string {
   return unit === 's' ? `${s} s` : s;
 }
 
+/** The time axis' length: seconds for the test's short run, minutes for the docs picture's. */
+function axisLength(s: number): string {
+  return s >= 120 ? `${Math.round(s / 60)} min` : `${Math.round(s)} s`;
+}
+
 function chart(p: PanelData): string {
   const all = p.series.flatMap((s) => s.points).filter(([, v]) => Number.isFinite(v));
   if (all.length === 0) return `<svg width="${W}" height="${H}"><text x="${W / 2}" y="${H / 2}" fill="#888" text-anchor="middle">No data</text></svg>`;
@@ -36,7 +41,7 @@ function chart(p: PanelData): string {
     const pts = s.points.filter(([, v]) => Number.isFinite(v)).map(([t, v]) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`);
     return `<polyline fill="none" stroke="${COLOURS[i % COLOURS.length]}" stroke-width="1.5" points="${pts.join(' ')}"/>`;
   });
-  const axis = `<line x1="40" y1="${H - 20}" x2="${W - 10}" y2="${H - 20}" stroke="#444"/><text x="36" y="${y(vMax) + 4}" fill="#aaa" font-size="10" text-anchor="end">${escape(fmt(vMax, p.unit))}</text><text x="36" y="${H - 16}" fill="#aaa" font-size="10" text-anchor="end">${escape(fmt(vMin, p.unit))}</text><text x="${W - 10}" y="${H - 4}" fill="#aaa" font-size="10" text-anchor="end">${Math.round(t1 - t0)} s</text>`;
+  const axis = `<line x1="40" y1="${H - 20}" x2="${W - 10}" y2="${H - 20}" stroke="#444"/><text x="36" y="${y(vMax) + 4}" fill="#aaa" font-size="10" text-anchor="end">${escape(fmt(vMax, p.unit))}</text><text x="36" y="${H - 16}" fill="#aaa" font-size="10" text-anchor="end">${escape(fmt(vMin, p.unit))}</text><text x="${W - 10}" y="${H - 4}" fill="#aaa" font-size="10" text-anchor="end">${axisLength(t1 - t0)}</text>`;
   return `<svg width="${W}" height="${H}">${axis}${lines.join('')}</svg>`;
 }
 
