@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -53,6 +53,7 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
   const log = createLogger('gateway', 'silent');
   const registry = createRegistry('gateway');
   let nats: NatsDependency | undefined;
+  let gatewayNats: NatsDependency | undefined;
   let redisDep: RedisDependency | undefined;
   let mongo: MongoDependency | undefined;
   let server: Server | undefined;
@@ -60,6 +61,9 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
     nats = await connectNats(stack.env.NATS_URL!, 'gateway-test', log);
     await ensureStreams(await natsManager(nats.nc), STREAMS, CONSUMERS);
     await ensureKvBuckets(nats.nc, KV_BUCKETS);
+    // The gateway itself runs as its bus user (NATS_ROLES), so every gateway test exercises its
+    // permissions; `nats` above (the stack's all-permitted anonymous user) plays the other roles.
+    gatewayNats = await connectNats(stack.env.NATS_URL!, 'gateway-test', log, { user: 'gateway', password: readFileSync(join(stack.env.NATS_USERS_DIR!, 'gateway'), 'utf8').trim() });
     redisDep = await connectRedis(run.REDIS_URL!, log);
     mongo = await isolatedMongo(`gw_${opts.label}`);
     await applySchema(mongo.db);
@@ -86,13 +90,14 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
     const secret = downloadSecret(config);
     if ('error' in secret) throw new Error(secret.error);
     const abort = new AbortController();
-    const ctx = createGatewayContext({ config, downloadSecret: secret.secret, log, registry, db: mongo.db, redis: redisDep.redis, nc: nats.nc, shutdownSignal: abort.signal });
+    const ctx = createGatewayContext({ config, downloadSecret: secret.secret, log, registry, db: mongo.db, redis: redisDep.redis, nc: gatewayNats.nc, shutdownSignal: abort.signal });
     await startContext(ctx);
     const app = createHttpApp({ registry, log, dependencies: () => [], isShuttingDown: () => false });
     mountGateway(app, ctx);
     srv.on('request', app);
     const scheduler = opts.scheduler ? await startFakeScheduler(nats.nc, mongo.db) : undefined;
     const n = nats;
+    const gn = gatewayNats;
     const r = redisDep;
     const m = mongo;
     let seq = 0;
@@ -120,6 +125,7 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
         await stopContext(ctx);
         await deleteByPrefix(r.redis, env.REDIS_KEY_PREFIX!);
         await r.close();
+        await gn.close();
         await n.close();
         await m.db.dropDatabase().catch(() => undefined);
         await m.close();
@@ -129,6 +135,7 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
     };
   } catch (err) {
     server?.close();
+    await gatewayNats?.close();
     await nats?.close();
     await redisDep?.close();
     await mongo?.close();
