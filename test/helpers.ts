@@ -25,3 +25,20 @@ export async function until<T>(check: () => Promise<T> | T, timeoutMs: number, w
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
+
+/** fetch with a bearer key and a JSON (or string) body; returns status, headers and the body, parsed when it is JSON. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read bodies loosely
+export async function call(url: string, path: string, opts: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  if (opts.body !== undefined && typeof opts.body !== 'string') headers['content-type'] ??= 'application/json';
+  const res = await fetch(`${url}${path}`, { method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'), headers, body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, headers: res.headers, body };
+}

@@ -154,19 +154,5 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void
   } while (cursor !== '0');
 }
 
-/** fetch with a bearer key and JSON body; returns status, headers and parsed body. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read bodies loosely
-export async function call(url: string, path: string, opts: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any }> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  if (opts.body !== undefined && typeof opts.body !== 'string') headers['content-type'] ??= 'application/json';
-  const res = await fetch(`${url}${path}`, { method: opts.method ?? (opts.body !== undefined ? 'POST' : 'GET'), headers, body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, headers: res.headers, body };
-}
+/** fetch with a bearer key and JSON body (shared with the other test harnesses). */
+export { call } from '../../../test/helpers.ts';
