@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey, revokeApiKey } from '@dv/accounts';
+import { get, oauthFlow, pkce, sealedFrom, TEST_REDIRECT as REDIRECT } from '../../../packages/oauth/src/testing/flow.ts';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from '../testing/harness.ts';
 
 // The gateway's mounting of @dv/oauth, over HTTP against the in-process gateway (real MongoDB,
@@ -12,53 +12,7 @@ import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from
 
 let h: GatewayHarness;
 let a: TestAccount;
-const REDIRECT = 'http://127.0.0.1:45999/callback';
-
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-async function register(meta: Record<string, unknown> = {}): Promise<{ status: number; body: Record<string, string> }> {
-  return call(h.url, '/oauth/register', { body: { redirect_uris: [REDIRECT], client_name: 'Test <b>Agent</b>', token_endpoint_auth_method: 'none', ...meta } });
-}
-
-function authorizeUrl(clientId: string, challenge: string, extra: Record<string, string> = {}): string {
-  const q = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'st-1', ...extra });
-  return `${h.url}/oauth/authorize?${q}`;
-}
-
-async function get(url: string): Promise<Response> {
-  return fetch(url, { redirect: 'manual' });
-}
-
-function sealedFrom(html: string): string {
-  const m = /name="request" value="([^"]+)"/.exec(html);
-  if (!m) throw new Error(`no consent form in: ${html.slice(0, 300)}`);
-  return m[1]!;
-}
-
-async function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${h.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
-}
-
-/** Runs the consent step with a pasted key; returns the code from the redirect. */
-async function approve(clientId: string, challenge: string, key: string): Promise<string> {
-  const page = await get(authorizeUrl(clientId, challenge));
-  expect(page.status).toBe(200);
-  const res = await post('/oauth/authorize', { request: sealedFrom(await page.text()), api_key: key, decision: 'approve' });
-  expect(res.status).toBe(303);
-  const loc = new URL(res.headers.get('location')!);
-  expect(`${loc.origin}${loc.pathname}`).toBe(REDIRECT);
-  expect(loc.searchParams.get('state')).toBe('st-1');
-  expect(loc.searchParams.get('iss')).toBe(h.url);
-  return loc.searchParams.get('code')!;
-}
-
-async function token(form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, string> }> {
-  const res = await post('/oauth/token', form, headers);
-  return { status: res.status, body: (await res.json()) as Record<string, string> };
-}
+const { register, authorizeUrl, post, approve, token } = oauthFlow(() => h.url);
 
 beforeAll(async () => {
   h = await startGatewayHarness({ label: 'oauth', realBaseUrl: true, env: { OAUTH_REGISTRATIONS_PER_HOUR: '1000' } });

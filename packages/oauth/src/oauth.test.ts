@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokePortfolioKey } from '@dv/accounts';
+import { call } from '../../../test/helpers.ts';
+import { get, oauthFlow, pkce, sealedFrom, TEST_REDIRECT as REDIRECT } from './testing/flow.ts';
 import { startOAuthHarness, type OAuthHarness } from './testing/harness.ts';
 
 // The OAuth endpoints over HTTP against one OAuthServer on a bare app (real MongoDB): discovery,
@@ -12,75 +13,11 @@ import { startOAuthHarness, type OAuthHarness } from './testing/harness.ts';
 let h: OAuthHarness;
 let a: { accountId: string; key: string };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read bodies of every shape
-type Json = any;
-
-async function call(base: string, path: string, opts: { key?: string; body?: unknown; method?: string } = {}): Promise<{ status: number; headers: Headers; body: Json }> {
-  const headers: Record<string, string> = {};
-  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'), headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, headers: res.headers, body };
-}
-
 /** Who a token acts as on the protected resource (or its 401). */
-async function whoami(tokenValue: string | undefined): Promise<{ status: number; body: Json }> {
+async function whoami(tokenValue: string | undefined): ReturnType<typeof call> {
   return call(h.url, '/mcp', { key: tokenValue });
 }
-const REDIRECT = 'http://127.0.0.1:45999/callback';
-
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-async function register(meta: Record<string, unknown> = {}): Promise<{ status: number; body: Record<string, string> }> {
-  return call(h.url, '/oauth/register', { body: { redirect_uris: [REDIRECT], client_name: 'Test <b>Agent</b>', token_endpoint_auth_method: 'none', ...meta } });
-}
-
-function authorizeUrl(clientId: string, challenge: string, extra: Record<string, string> = {}): string {
-  const q = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'st-1', ...extra });
-  return `${h.url}/oauth/authorize?${q}`;
-}
-
-async function get(url: string): Promise<Response> {
-  return fetch(url, { redirect: 'manual' });
-}
-
-function sealedFrom(html: string): string {
-  const m = /name="request" value="([^"]+)"/.exec(html);
-  if (!m) throw new Error(`no consent form in: ${html.slice(0, 300)}`);
-  return m[1]!;
-}
-
-async function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${h.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
-}
-
-/** Runs the consent step with a pasted key; returns the code from the redirect. */
-async function approve(clientId: string, challenge: string, key: string): Promise<string> {
-  const page = await get(authorizeUrl(clientId, challenge));
-  expect(page.status).toBe(200);
-  const res = await post('/oauth/authorize', { request: sealedFrom(await page.text()), api_key: key, decision: 'approve' });
-  expect(res.status).toBe(303);
-  const loc = new URL(res.headers.get('location')!);
-  expect(`${loc.origin}${loc.pathname}`).toBe(REDIRECT);
-  expect(loc.searchParams.get('state')).toBe('st-1');
-  expect(loc.searchParams.get('iss')).toBe(h.url);
-  return loc.searchParams.get('code')!;
-}
-
-async function token(form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, string> }> {
-  const res = await post('/oauth/token', form, headers);
-  return { status: res.status, body: (await res.json()) as Record<string, string> };
-}
+const { register, authorizeUrl, post, approve, token } = oauthFlow(() => h.url);
 
 beforeAll(async () => {
   h = await startOAuthHarness('oauthpkg');
