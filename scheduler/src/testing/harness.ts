@@ -3,13 +3,13 @@
 // prefix on the run's shared servers, and helpers to run schedulers in process or as processes
 // and probe nodes as processes against the simulated internet.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import { Registry } from 'prom-client';
-import { CONSUMERS, KV_BUCKETS, STREAMS } from '@dv/contracts';
+import { CONSUMERS, KV_BUCKETS, STREAMS, natsInboxPrefix } from '@dv/contracts';
 import { connectRedis, createLogger, ensureKvBuckets, ensureStreams, natsManager, type MongoDependency } from '@dv/runtime';
 import { applySchema } from '../../../infra/src/demo-account.ts';
 import { startServiceProcess, type RunningProcess } from '../../../infra/src/services.ts';
@@ -83,7 +83,8 @@ export async function startHarness(label: string): Promise<Harness> {
     logDir,
     async startScheduler(extra = {}) {
       const config = schedulerConfigSchema.parse({ ...FAST_ENV, ...env, ...extra });
-      const own = await connect({ servers: env.NATS_URL, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+      // As its bus user (NATS_ROLES 'scheduler'), as in production: scheduler tests run permissioned.
+      const own = await connect({ servers: env.NATS_URL, maxReconnectAttempts: -1, reconnectTimeWait: 250, user: 'scheduler', pass: readFileSync(join(env.NATS_USERS_DIR as string, 'scheduler'), 'utf8').trim(), inboxPrefix: natsInboxPrefix('scheduler') });
       const log = createLogger('scheduler', config.LOG_LEVEL);
       // The Redis client main.ts gets (commands fail at once while Redis is down, no queueing), on
       // this file's Redis unless the test brings its own (REDIS_URL in `extra`).
