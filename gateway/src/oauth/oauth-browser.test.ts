@@ -1,13 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { chromium, type Browser } from 'playwright-core';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseKey, revokeApiKey } from '@dv/accounts';
-import { ensureCommand } from '../../../infra/src/stack/install.ts';
+import { startBrowserConsent, type BrowserConsent } from '../../../packages/oauth/src/testing/browser.ts';
 import { MCP_TOOL_NAMES } from '../mcp/server.ts';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from '../testing/harness.ts';
 
@@ -18,84 +12,22 @@ import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from
 
 let h: GatewayHarness;
 let a: TestAccount;
-let browser: Browser;
-let callbacks: Server;
-let redirectUrl: string;
-const received: URLSearchParams[] = [];
-
-/** What an MCP client application keeps: its registration, PKCE verifier and tokens. */
-class MemoryProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl(): string {
-    return redirectUrl;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { redirect_uris: [redirectUrl], client_name: 'Playwright Agent', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] };
-  }
-  state(): string {
-    return 'browser-state';
-  }
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed): void {
-    this.info = info;
-  }
-  tokens(): OAuthTokens | undefined {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL): void {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string): void {
-    this.verifier = v;
-  }
-  codeVerifier(): string {
-    return this.verifier;
-  }
-}
-
-function connect(provider: OAuthClientProvider): { client: Client; transport: StreamableHTTPClientTransport } {
-  const transport = new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { authProvider: provider });
-  return { client: new Client({ name: 'oauth-browser-test', version: '1.0.0' }), transport };
-}
+let consent: BrowserConsent;
 
 beforeAll(async () => {
-  // Debian's Chromium: installed once with apt when missing (CI machines start without it).
-  const executablePath = ensureCommand('chromium', 'chromium', (m) => console.log(m));
+  consent = await startBrowserConsent({ clientName: 'Playwright Agent', state: 'browser-state', mcpClientName: 'oauth-browser-test' });
   h = await startGatewayHarness({ label: 'oauthui', realBaseUrl: true, scheduler: true });
   a = await h.account();
-  callbacks = createServer((req, res) => {
-    const u = new URL(req.url ?? '/', 'http://x');
-    if (u.pathname === '/callback') received.push(u.searchParams); // not the browser's /favicon.ico
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end('<p>Connected. You can close this window.</p>');
-  });
-  await new Promise<void>((resolve) => callbacks.listen(0, '127.0.0.1', resolve));
-  redirectUrl = `http://127.0.0.1:${(callbacks.address() as AddressInfo).port}/callback`;
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    // No sandbox as root; no background traffic (the machine has no internet).
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
 }, 600_000);
 
 afterAll(async () => {
-  await browser?.close();
-  callbacks?.close();
+  await consent?.close();
   await h?.close();
 });
 
 it('register, approve in the browser, token, MCP calls; the key revoked, the next call is refused', async () => {
-  const provider = new MemoryProvider();
-  const first = connect(provider);
+  const provider = consent.provider();
+  const first = consent.connect(`${h.url}/mcp`, provider);
   // No token yet: the SDK reads the 401's resource metadata, registers and asks for authorization.
   await expect(first.client.connect(first.transport)).rejects.toBeInstanceOf(UnauthorizedError);
   expect(provider.info?.client_id).toBeTruthy();
@@ -103,19 +35,13 @@ it('register, approve in the browser, token, MCP calls; the key revoked, the nex
   expect(authorizationUrl.href.startsWith(`${h.url}/oauth/authorize?`)).toBe(true);
   expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
 
-  const page = await browser.newPage();
-  await page.goto(authorizationUrl.href);
-  await expect.poll(() => page.locator('h1').innerText()).toContain('Playwright Agent');
-  await page.fill('#api_key', a.live);
-  await Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), page.click('button[value="approve"]')]);
-  await page.close();
-  const back = received.at(-1)!;
+  const back = await consent.approve(authorizationUrl, a.live);
   expect(back.get('state')).toBe('browser-state');
   expect(back.get('error')).toBeNull();
   await first.transport.finishAuth(back.get('code')!);
   expect(provider.saved?.access_token).toMatch(/^dv_oat_/);
 
-  const second = connect(provider);
+  const second = consent.connect(`${h.url}/mcp`, provider);
   await second.client.connect(second.transport);
   const tools = await second.client.listTools();
   expect(tools.tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());

@@ -1,0 +1,123 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { chromium, type Browser } from 'playwright-core';
+import { expect } from 'vitest';
+import { ensureCommand } from '../../../../infra/src/stack/install.ts';
+
+// The connector flow as an MCP client application and its user live it, for the services' browser
+// tests (gateway/src/oauth, portfolio-scanner/src/mcp): the MCP SDK's client keeps its registration,
+// PKCE verifier and tokens in a MemoryProvider; headless Chromium (Debian's, driven by Playwright)
+// pastes the key on the consent page and approves; a loopback server receives the redirect.
+
+/** What an MCP client application keeps: its registration, PKCE verifier and tokens. */
+export class MemoryProvider implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  readonly redirectUrl: string;
+  private readonly clientName: string;
+  private readonly stateValue: string;
+  constructor(redirectUrl: string, clientName: string, state: string) {
+    this.redirectUrl = redirectUrl;
+    this.clientName = clientName;
+    this.stateValue = state;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { redirect_uris: [this.redirectUrl], client_name: this.clientName, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] };
+  }
+  state(): string {
+    return this.stateValue;
+  }
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    this.info = info;
+  }
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(v: string): void {
+    this.verifier = v;
+  }
+  codeVerifier(): string {
+    return this.verifier;
+  }
+}
+
+export interface BrowserConsent {
+  /** Where the consent page sends the browser back (this helper's loopback server). */
+  redirectUrl: string;
+  /** A new client application: no registration, no tokens yet. */
+  provider(): MemoryProvider;
+  /** An MCP client over the SDK's Streamable HTTP transport to `mcpUrl`, authorised by `provider`. */
+  connect(mcpUrl: string, provider: OAuthClientProvider): { client: Client; transport: StreamableHTTPClientTransport };
+  /** Approves `authorizationUrl` in the browser with `key`; returns the redirect's parameters. */
+  approve(authorizationUrl: URL, key: string): Promise<URLSearchParams>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the callback server and headless Chromium (Debian's `chromium`, installed with apt when
+ * missing: CI machines start without it). `clientName` is what the client registers and the consent
+ * page shows; `state` the OAuth state it sends; `mcpClientName` its name in the MCP handshake.
+ */
+export async function startBrowserConsent(opts: { clientName: string; state: string; mcpClientName: string }): Promise<BrowserConsent> {
+  const executablePath = ensureCommand('chromium', 'chromium', (m) => console.log(m));
+  const received: URLSearchParams[] = [];
+  const callbacks: Server = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    if (u.pathname === '/callback') received.push(u.searchParams); // not the browser's /favicon.ico
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<p>Connected. You can close this window.</p>');
+  });
+  await new Promise<void>((resolve) => callbacks.listen(0, '127.0.0.1', resolve));
+  const redirectUrl = `http://127.0.0.1:${(callbacks.address() as AddressInfo).port}/callback`;
+  let browser: Browser;
+  try {
+    browser = await chromium.launch({
+      executablePath,
+      headless: true,
+      // No sandbox as root; no background traffic (the machine has no internet).
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  } catch (err) {
+    callbacks.close();
+    throw err;
+  }
+  return {
+    redirectUrl,
+    provider: () => new MemoryProvider(redirectUrl, opts.clientName, opts.state),
+    connect: (mcpUrl, provider) => {
+      const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
+      return { client: new Client({ name: opts.mcpClientName, version: '1.0.0' }), transport };
+    },
+    approve: async (authorizationUrl, key) => {
+      const page = await browser.newPage();
+      try {
+        await page.goto(authorizationUrl.href);
+        await expect.poll(() => page.locator('h1').innerText()).toContain(opts.clientName);
+        await page.fill('#api_key', key);
+        await Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), page.click('button[value="approve"]')]);
+      } finally {
+        await page.close();
+      }
+      return received.at(-1)!;
+    },
+    close: async () => {
+      await browser.close();
+      callbacks.close();
+    },
+  };
+}
