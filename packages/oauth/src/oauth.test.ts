@@ -181,6 +181,8 @@ describe('tokens', () => {
     expect((await whoami(second.body.access_token)).status).toBe(200);
     const revoked = await post('/oauth/revoke', { client_id: clientId, token: second.body.refresh_token! });
     expect(revoked.status).toBe(200);
+    // Both JSON endpoints are CORS-open for browser-based clients, errors included.
+    expect(revoked.headers.get('access-control-allow-origin')).toBe('*');
     expect((await whoami(second.body.access_token)).status).toBe(401);
     expect((await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: second.body.refresh_token! })).body.error).toBe('invalid_grant');
     // Unknown tokens revoke quietly (RFC 7009).
@@ -219,6 +221,7 @@ describe('tokens', () => {
     expect((await token({ grant_type: 'authorization_code', client_id: clientId })).body.error).toBe('invalid_request');
     const json = await fetch(`${h.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'refresh_token', client_id: clientId }) });
     expect(json.status).toBe(400);
+    expect(json.headers.get('access-control-allow-origin')).toBe('*');
     expect((await fetch(`${h.url}/oauth/token`)).status).toBe(405);
   });
 });

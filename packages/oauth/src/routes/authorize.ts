@@ -5,7 +5,7 @@ import { openRequest, sealRequest, type AuthorizationRequest } from '../consent-
 import { bodyOf } from '../http.ts';
 import { checkResource, pickRedirectUri } from '../policy.ts';
 import type { ClientDoc } from '../store.ts';
-import { defineOAuthRoute, type OAuthContext } from './route.ts';
+import { defineOAuthRoute, OAUTH_ROUTE, type OAuthContext } from './route.ts';
 
 // GET /oauth/authorize shows the consent page; POST /oauth/authorize (its form) approves or denies.
 // Errors before the client and its redirect URI are known show an error page (never a redirect to
@@ -109,7 +109,7 @@ function pageHandler(what: string, step: (s: OAuthContext, req: Request, res: Re
   };
 }
 
-const common = { path: '/oauth/authorize', tags: ['oauth'], auth: false as const, responses: {} };
+const common = { ...OAUTH_ROUTE, path: '/oauth/authorize' };
 
 export const authorizeRoutes = [
   defineOAuthRoute({ ...common, method: 'get', operationId: 'oauthAuthorize', summary: 'OAuth consent page', handle: pageHandler('consent page', showRequest) }),

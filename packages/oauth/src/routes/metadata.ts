@@ -1,5 +1,5 @@
 import { wellKnownDocuments } from '../metadata.ts';
-import { defineOAuthRoute, type OAuthContext, type OAuthRoute } from './route.ts';
+import { defineOAuthRoute, OAUTH_ROUTE, type OAuthContext, type OAuthRoute } from './route.ts';
 
 // GET /.well-known/oauth-protected-resource[<resource path>] (RFC 9728) and
 // GET /.well-known/oauth-authorization-server[<resource path>] (RFC 8414). Public, cacheable,
@@ -8,13 +8,11 @@ import { defineOAuthRoute, type OAuthContext, type OAuthRoute } from './route.ts
 export function metadataRoutes(server: OAuthContext): OAuthRoute[] {
   return Object.entries(wellKnownDocuments(server.options, server.options.resources)).map(([path, doc]) =>
     defineOAuthRoute({
+      ...OAUTH_ROUTE,
       method: 'get',
       path,
       operationId: `oauthMetadata${path}`,
       summary: 'OAuth discovery document',
-      tags: ['oauth'],
-      auth: false,
-      responses: {},
       handle: ({ res }) => {
         res.setHeader('Cache-Control', 'public, max-age=3600');
         res.setHeader('Access-Control-Allow-Origin', '*');

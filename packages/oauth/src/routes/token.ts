@@ -3,8 +3,8 @@ import { InvalidClientError, InvalidGrantError, InvalidRequestError, TooManyRequ
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { authenticateClient } from '../client-auth.ts';
 import { authorizationCodeGrant, refreshTokenGrant, type GrantDeps } from '../grants.ts';
-import { bodyOf, oauthHandler } from '../http.ts';
-import { defineOAuthRoute, type OAuthContext } from './route.ts';
+import { bodyOf } from '../http.ts';
+import { oauthJsonEndpoint, type OAuthContext } from './route.ts';
 
 // POST /oauth/token (RFC 6749 §3.2): authorization_code (with the PKCE verifier) and refresh_token
 // (rotating: each refresh token works once). Form-encoded, as the RFC requires; CORS-open so
@@ -22,34 +22,28 @@ function grantDeps(s: OAuthContext): GrantDeps {
   return { store: s.store, baseUrl: s.options.baseUrl, resourcePaths: s.resourcePaths, scope: s.options.scope, isActive: s.options.keys.isActive };
 }
 
-export const tokenRoute = defineOAuthRoute({
-  method: 'post',
+export const tokenRoute = oauthJsonEndpoint({
   path: '/oauth/token',
   operationId: 'oauthToken',
   summary: 'OAuth token endpoint',
-  tags: ['oauth'],
-  auth: false,
-  responses: {},
-  handle: ({ ctx, req, res }) =>
-    oauthHandler(ctx.options.log, async () => {
-      res.setHeader('Access-Control-Allow-Origin', '*');
-      if (!req.is('application/x-www-form-urlencoded')) throw new InvalidRequestError('Send the token request as application/x-www-form-urlencoded.');
-      const wait = await ctx.meter(req, res);
-      if (wait !== null) throw new TooManyRequestsError(`Too many token requests from this address; retry in ${wait} s.`);
-      const body = bodyOf(req);
-      let tokens: OAuthTokens;
-      try {
-        const client = await authenticateClient(ctx.store, body, req.headers);
-        const grant = body.grant_type;
-        if (grant === 'authorization_code') tokens = await authorizationCodeGrant(grantDeps(ctx), client, body);
-        else if (grant === 'refresh_token') tokens = await refreshTokenGrant(grantDeps(ctx), client, body);
-        else throw new UnsupportedGrantTypeError('grant_type must be authorization_code or refresh_token.');
-      } catch (err) {
-        if (err instanceof InvalidClientError || err instanceof InvalidGrantError) await ctx.failed(req);
-        throw err;
-      }
-      res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('Pragma', 'no-cache');
-      res.status(200).json(tokens);
-    })({ req, res }),
+  run: async (ctx, req, res) => {
+    if (!req.is('application/x-www-form-urlencoded')) throw new InvalidRequestError('Send the token request as application/x-www-form-urlencoded.');
+    const wait = await ctx.meter(req, res);
+    if (wait !== null) throw new TooManyRequestsError(`Too many token requests from this address; retry in ${wait} s.`);
+    const body = bodyOf(req);
+    let tokens: OAuthTokens;
+    try {
+      const client = await authenticateClient(ctx.store, body, req.headers);
+      const grant = body.grant_type;
+      if (grant === 'authorization_code') tokens = await authorizationCodeGrant(grantDeps(ctx), client, body);
+      else if (grant === 'refresh_token') tokens = await refreshTokenGrant(grantDeps(ctx), client, body);
+      else throw new UnsupportedGrantTypeError('grant_type must be authorization_code or refresh_token.');
+    } catch (err) {
+      if (err instanceof InvalidClientError || err instanceof InvalidGrantError) await ctx.failed(req);
+      throw err;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Pragma', 'no-cache');
+    res.status(200).json(tokens);
+  },
 });
