@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GridFSBucket, type ObjectId } from 'mongodb';
 import { COLLECTIONS, EXPORT_FILES_BUCKET, type ExportDoc } from '@dv/contracts';
 import { createLogger } from '@dv/runtime';
@@ -16,6 +16,8 @@ import { ExportWorker, type ExportSettings } from './worker.ts';
 // expiry.
 
 const HOUR = 3_600_000;
+// Each test waits for a worker to finish exports (polling, up to a minute each on a loaded machine).
+vi.setConfig({ testTimeout: 180_000 });
 const SETTINGS: ExportSettings = { concurrency: 2, pollMs: 50, leaseMs: 30_000, maxAttempts: 3, batchRows: 2, chunkBytes: 1024, ttlS: 3600, pdfMaxRows: 3, sweepIntervalMs: 3_600_000 };
 let h: Harness;
 let worker: ExportWorker;
