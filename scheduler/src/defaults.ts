@@ -124,6 +124,14 @@ export const SCHEDULER_DEFAULTS = {
   catchAllMemoryMs: 24 * 3_600_000,
 
   // Probe fleet.
+  /**
+   * A node whose answered sessions take more than this many times the fastest usable node's time
+   * per address ranks after the others (fleet.ts rankCandidates): a slow link or a loaded node.
+   * 2: MX hosts differ in speed, and a node's recent domains with them; only a clear gap counts.
+   */
+  slowNodeFactor: 2,
+  /** Weight of each answered session in a node's moving pace (0-1; 0.2: about the last ten sessions). */
+  nodePaceWeight: 0.2,
   /** PROBE_NODE_GONE_MS: a node without a heartbeat for this long is gone; its sessions are retried elsewhere. */
   probeNodeGoneMs: 10_000,
   /**

@@ -423,8 +423,11 @@ export class Dispatcher {
     });
     try {
       const headers = requestIdHeaders(requestIds);
+      const startedMs = Date.now();
       const msg = await Promise.race([this.d.nc.request(SUBJECTS.probeSession(nodeId), JSON.stringify(req), { timeout: timeoutMs, ...(headers ? { headers } : {}) }), gone]);
-      return probeSessionReply.parse(msg.json());
+      const reply = probeSessionReply.parse(msg.json());
+      this.d.fleet.recordPace(nodeId, Date.now() - startedMs, req.addresses.length + (req.catch_all_probe ? 1 : 0));
+      return reply;
     } finally {
       const set = this.goneWatch.get(nodeId);
       if (onGone) set?.delete(onGone);

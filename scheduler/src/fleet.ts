@@ -4,6 +4,10 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { SUBJECTS, probeHeartbeat } from '@dv/contracts';
 import type { Logger } from '@dv/runtime';
+import { SCHEDULER_DEFAULTS } from './defaults.ts';
+
+const SLOW_NODE_FACTOR = SCHEDULER_DEFAULTS.slowNodeFactor;
+const PACE_WEIGHT = SCHEDULER_DEFAULTS.nodePaceWeight;
 
 export interface NodeState {
   id: string;
@@ -18,6 +22,11 @@ export interface NodeState {
   draining: boolean;
   /** After a timeout / no-responders the node is avoided until then (it may be dying). */
   suspectUntilMs: number;
+  /**
+   * This replica's moving average of the node's answered sessions, in ms per address probed: a node
+   * on a slow link (or a loaded one) shows here. Absent until its first answered session.
+   */
+  paceMsPerAddress?: number;
 }
 
 /** One place a session can come from: a node and one of its source IPs (null: the node has none configured). */
@@ -36,14 +45,20 @@ export function ipKeyOf(nodeId: string, ip: string | null): string {
  * Candidates in preference order for a provider: nodes with free capacity, not suspect; fewer
  * recent policy blocks, then fewer throttles for this provider, then the IP the MX host's last
  * session came from (`lastIpKey`: that node may keep its connection open for the next session,
- * docs/probe-node.md "Connection reuse"), then more free capacity. A preferred source IP (greylist
+ * docs/probe-node.md "Connection reuse"), then more free capacity. A node whose sessions take more
+ * than SLOW_NODE_FACTOR times the fastest usable node's time per address ranks after the others
+ * just below the health terms: a slow link costs the MX hosts longer sessions and the list its
+ * time, so the faster nodes are asked first and the slow one carries what they cannot. A preferred source IP (greylist
  * retries: the same /24 as the first try) comes first when usable.
  */
 export function rankCandidates(nodes: readonly NodeState[], providerId: string, nowMs: number, preferIp: string | null = null, lastIpKey: string | null = null): Candidate[] {
   const usable = nodes.filter((n) => !n.draining && n.capacity > 0 && n.suspectUntilMs <= nowMs && free(n) > 0);
   const health = (n: NodeState) => n.providerHealth[providerId] ?? { throttled: 0, blocked: 0 };
+  const paces = usable.flatMap((n) => (n.paceMsPerAddress === undefined ? [] : [n.paceMsPerAddress]));
+  const fastest = paces.length > 0 ? Math.min(...paces) : undefined;
+  const slow = (n: NodeState) => (fastest !== undefined && n.paceMsPerAddress !== undefined && n.paceMsPerAddress > SLOW_NODE_FACTOR * fastest ? 1 : 0);
   const keeps = (n: NodeState) => (lastIpKey !== null && (n.sourceIps.length > 0 ? n.sourceIps : [null]).some((ip) => ipKeyOf(n.id, ip) === lastIpKey) ? 0 : 1);
-  usable.sort((a, b) => health(a).blocked - health(b).blocked || health(a).throttled - health(b).throttled || keeps(a) - keeps(b) || free(b) - free(a) || a.id.localeCompare(b.id));
+  usable.sort((a, b) => health(a).blocked - health(b).blocked || health(a).throttled - health(b).throttled || slow(a) - slow(b) || keeps(a) - keeps(b) || free(b) - free(a) || a.id.localeCompare(b.id));
   const out: Candidate[] = [];
   for (const node of usable) {
     const ips = node.sourceIps.length > 0 ? node.sourceIps : [null];
@@ -127,6 +142,14 @@ export class Fleet {
         for (const l of this.goneListeners) l(id);
       }
     }
+  }
+
+  /** Records an answered session's time per address on the node (moving average, PACE_WEIGHT per session). */
+  recordPace(id: string, elapsedMs: number, addresses: number): void {
+    const n = this.nodes.get(id);
+    if (!n || addresses <= 0) return;
+    const pace = elapsedMs / addresses;
+    n.paceMsPerAddress = n.paceMsPerAddress === undefined ? pace : n.paceMsPerAddress + PACE_WEIGHT * (pace - n.paceMsPerAddress);
   }
 
   alive(): NodeState[] {
