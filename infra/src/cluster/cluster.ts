@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { WorldInput } from '../world/index.ts';
 import { stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
+import type { ServerName } from '../stack/servers.ts';
 import { DEFAULT_CACHE_DIR, REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';
 import { buildCluster, clusterSupported, inHost, killNamespace, removeCluster, setLink } from './netns.ts';
 import { defaultTopology, hostByName, hostsOf, namespaceOf, WORLD_PORTS, type HostSpec, type Topology, type TopologyOptions } from './topology.ts';
@@ -45,6 +46,8 @@ export interface Cluster {
   killHost(host: string): number;
   /** Take a host's link down (cut off) or up again. */
   setLink(host: string, up: boolean): void;
+  /** Stops a server of the infra host, waits `downMs`, starts it again on the same port and data. */
+  restartServer(name: ServerName, downMs: number): Promise<void>;
   stack: Stack;
   stop(): Promise<void>;
 }
@@ -81,9 +84,9 @@ async function startWorldAgent(t: Topology, file: string, logDir: string): Promi
 }
 
 export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
-  const unsupported = clusterSupported();
-  if (unsupported) throw new Error(`the cluster harness cannot run here: ${unsupported}`);
   const log = opts.log ?? (() => undefined);
+  const unsupported = clusterSupported(log);
+  if (unsupported) throw new Error(`the cluster harness cannot run here: ${unsupported}`);
   const t = defaultTopology(opts);
   const dataDir = opts.dataDir ?? join(REPO_ROOT, '.local', 'cluster');
   rmSync(dataDir, { recursive: true, force: true });
@@ -142,6 +145,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       startProbe,
       killHost: (host) => killNamespace(namespaceOf(t, host)),
       setLink: (host, up) => setLink(t, host, up),
+      restartServer: async (name, downMs) => {
+        const server = stack!.servers[name];
+        if (!server) throw new Error(`no ${name} server in the cluster`);
+        await server.stop();
+        await new Promise((r) => setTimeout(r, downMs));
+        await server.start();
+      },
       stack,
       stop,
     };

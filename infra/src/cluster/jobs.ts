@@ -107,6 +107,17 @@ export interface WorldStats {
   sessions: number;
   violations: number;
   sessions_by_source: Record<string, number>;
+  providers: { provider: string; limit: number; sessions: number; per_ip: Record<string, { sessions: number; maxConcurrent: number; violations: number }> }[];
+}
+
+/** Violations by provider, the providers with none left out. */
+export function violationsByProvider(stats: WorldStats): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of stats.providers) {
+    const v = Object.values(p.per_ip).reduce((a, f) => a + f.violations, 0);
+    if (v > 0) out[`${p.provider} (limit ${p.limit})`] = v;
+  }
+  return out;
 }
 
 export async function worldStats(cluster: Cluster): Promise<WorldStats> {

@@ -1,6 +1,7 @@
 // Runs the topology's `ip` commands (root only: CI and these machines run as root) and finds and
 // removes whatever an earlier run left behind.
 import { execFileSync } from 'node:child_process';
+import { ensureCommand } from '../stack/install.ts';
 import { downCommands, linkStateCommand, namespaceOf, upCommands, type Command, type Topology } from './topology.ts';
 
 function run(cmd: Command): string {
@@ -13,13 +14,14 @@ function run(cmd: Command): string {
   }
 }
 
-export function clusterSupported(): string | null {
+/** Why the cluster cannot be built here, or null; installs Debian's iproute2 when `ip` is missing. */
+export function clusterSupported(log: (msg: string) => void = () => undefined): string | null {
   if (process.platform !== 'linux') return 'network namespaces need Linux';
   if (process.getuid?.() !== 0) return 'building network namespaces needs root';
   try {
-    run(['ip', '-V']);
-  } catch {
-    return 'the ip command (Debian iproute2) is missing';
+    ensureCommand('ip', 'iproute2', log);
+  } catch (err) {
+    return (err as Error).message;
   }
   return null;
 }

@@ -2,7 +2,7 @@
 // each), every per-(provider, source IP) politeness limit kept. Each run gets a fresh cluster (new
 // store, politeness state and world), so no run inherits another's caches or pauses.
 import { startCluster } from './cluster.ts';
-import { clusterCustomer, storedJobFigures, submitList, waitJob, worldStats } from './jobs.ts';
+import { clusterCustomer, storedJobFigures, submitList, violationsByProvider, waitJob, worldStats } from './jobs.ts';
 import { listWorld } from './worlds.ts';
 
 export interface ScaleOutOptions {
@@ -24,6 +24,7 @@ export interface ScaleOutRun {
   lost: number;
   duplicates: number;
   sessions_by_source: Record<string, number>;
+  violations_by_provider: Record<string, number>;
 }
 
 
@@ -58,6 +59,7 @@ export async function scaleOutRun(opts: ScaleOutOptions, probes: number): Promis
       lost: stored.lost,
       duplicates: stored.duplicates,
       sessions_by_source: world.sessions_by_source,
+      violations_by_provider: violationsByProvider(world),
     };
   } finally {
     await cluster.stop();
@@ -69,7 +71,7 @@ export async function scaleOut(opts: ScaleOutOptions): Promise<Record<string, nu
   for (const probes of opts.probeCounts) {
     opts.log(`scale-out: ${opts.addresses} addresses over ${opts.domains} domains with ${probes} probe host(s)…`);
     const run = await scaleOutRun(opts, probes);
-    opts.log(`  ${run.addresses_per_s} addresses/s in ${run.seconds} s; violations ${run.violations}, lost ${run.lost}, duplicates ${run.duplicates}; sessions by source ${JSON.stringify(run.sessions_by_source)}`);
+    opts.log(`  ${run.addresses_per_s} addresses/s in ${run.seconds} s; violations ${run.violations} ${JSON.stringify(run.violations_by_provider)}, lost ${run.lost}, duplicates ${run.duplicates}; sessions by source ${JSON.stringify(run.sessions_by_source)}`);
     runs.push(run);
   }
   const rate = (n: number) => runs.find((r) => r.probes === n)?.addresses_per_s ?? 0;
