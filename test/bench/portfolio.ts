@@ -228,11 +228,21 @@ try {
   await stopWorkers();
 
   // 2. 1% of the zones change; nsd reloads changed zone files on SIGHUP.
-  const expected = applyChanges(zoneDir, domains, CHANGED_FRACTION);
+  const changed = applyChanges(zoneDir, domains, CHANGED_FRACTION);
+  // A field the first pass could not confirm (a timeout on an overloaded box) has no previous
+  // value: its rescan answer is a first observation, which by design is not a change
+  // (docs "Change history"). Those pairs cannot be detected; they are counted apart.
+  const unknownAfterFirst = await corpus.countDocuments({ 'unknown_fields.0': { $exists: true } });
+  const changedDomains = [...new Set([...changed].map((k) => k.split(' ')[0]!))];
+  const unknownOf = new Map<string, string[]>();
+  for (const doc of await corpus.find({ _id: { $in: changedDomains as never[] } }, { projection: { unknown_fields: 1 } }).toArray()) unknownOf.set(String(doc._id), (doc.unknown_fields as string[] | undefined) ?? []);
+  const expected = new Set([...changed].filter((k) => { const [d, f] = k.split(' '); return !unknownOf.get(d!)?.includes(f!); }));
+  const unobservable = changed.size - expected.size;
+  say(`first pass: ${unknownAfterFirst} domains with a field never confirmed (timeouts); ${unobservable} of the ${changed.size} changed fields were among them`);
   nsd.kill('SIGHUP');
   const probe = domains.find((d) => d.mxLabel === 'mx2');
   if (probe) await waitAnswer(nsdServer, probe.name, 'MX', (s) => s.startsWith('mx2.'));
-  say(`changed: ${expected.size} fields expected to change (${Math.round(N * CHANGED_FRACTION)} domains), zones reloaded`);
+  say(`changed: ${changed.size} fields of ${Math.round(N * CHANGED_FRACTION)} domains, ${expected.size} expected as changes; zones reloaded`);
 
   // 3. Rescan pass: the first scans are dated one interval back (last_slot, i.e. yesterday's scan),
   // so today's slot is a new one for every domain, and all are due now. The interval stays the
@@ -259,7 +269,7 @@ try {
   const changes = await mongo.db.collection(COLLECTIONS.portfolioChanges.name).find({ detected_at: { $gte: rescanSince } }).toArray();
   const seen = new Set(changes.map((c) => `${c.domain_name} ${c.field_name}`));
   const detected = [...seen].filter((k) => expected.has(k)).length;
-  const falseChanges = changes.filter((c) => !expected.has(`${c.domain_name} ${c.field_name}`));
+  const falseChanges = changes.filter((c) => !changed.has(`${c.domain_name} ${c.field_name}`));
   const duplicates = changes.length - seen.size;
   if (falseChanges.length > 0) say(`false changes (first 5): ${JSON.stringify(falseChanges.slice(0, 5).map((c) => [c.domain_name, c.field_name, c.old_value, c.new_value]))}`);
 
@@ -316,6 +326,7 @@ try {
       speedup_vs_naive: round(dps / naive.domainsPerS),
       changes_detected: detected,
       changes_expected: expected.size,
+      changes_unobservable: unobservable,
       false_changes: falseChanges.length,
       duplicate_changes: duplicates,
       lost_domains: N - Math.min(first.done, rescan.done),
