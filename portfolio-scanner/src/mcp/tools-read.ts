@@ -1,5 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { AccountDomainDoc } from '@dv/contracts';
 import { accountFilter, domainFilterQuery } from '../api/domain-query.ts';
 import { dashboardSummary } from '../api/summary.ts';
 import { changes, changeView, corpus, domainDetail, domainItem, domains, scanResultView, whois, whoisView } from '../api/views.ts';
@@ -11,6 +13,7 @@ import { guarded, ok, type ToolEnv } from './reply.ts';
 // the caller's account only. Structured content is what the REST route returns as `data`.
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
+const offsetArg = z.number().int().min(0).max(10_000_000).default(0).describe('Starting position.');
 const domainArg = z.string().min(1).max(1_000).describe('A domain this account monitors, by name (e.g. "example.com"; IDN accepted) or by its numeric id.');
 
 type Item = ReturnType<typeof domainItem>;
@@ -20,6 +23,15 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
   const { ctx, caller } = env;
   const accountId = caller.account._id;
 
+  /** A read tool about one of the account's domains: its `domain` (a name or an id) is looked up within the account first. */
+  function domainTool<S extends z.ZodRawShape>(name: string, meta: { title: string; description: string }, input: S, run: (d: AccountDomainDoc, args: z.infer<z.ZodObject<S>>) => Promise<CallToolResult>): void {
+    // Widened to the SDK's plain shape: its callback types do not resolve over a generic shape.
+    const inputSchema: z.ZodRawShape = { domain: domainArg, ...input };
+    server.registerTool(name, { ...meta, inputSchema, annotations: READ }, (args) =>
+      guarded(env, async () => run(await findAccountDomain(ctx.db, accountId, args.domain as string), args as z.infer<z.ZodObject<S>>)),
+    );
+  }
+
   server.registerTool(
     'list_domains',
     {
@@ -28,7 +40,7 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
       inputSchema: {
         ...domainFilterQuery,
         limit: z.number().int().min(1).max(D.mcpListMax).default(100).describe(`Domains per call (1-${D.mcpListMax}, default 100).`),
-        offset: z.number().int().min(0).max(10_000_000).default(0).describe('Starting position.'),
+        offset: offsetArg,
       },
       annotations: READ,
     },
@@ -43,77 +55,65 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
       }),
   );
 
-  server.registerTool(
+  domainTool(
     'get_domain',
     {
       title: 'Inspect a domain',
       description: 'One monitored domain in full: its user fields (folder, tags, notes, status), the latest scan result, the 20 latest changes and the registration (WHOIS/RDAP) record, as GET /api/v1/domains/{id}/.',
-      inputSchema: { domain: domainArg },
-      annotations: READ,
     },
-    ({ domain }) =>
-      guarded(env, async () => {
-        const d = await domainDetail(ctx.db, await findAccountDomain(ctx.db, accountId, domain));
-        const text = `${itemLine(d)}; status ${d.status}; ${d.scan_count} scans; ${d.change_history.length} recent changes; registrar ${d.whois?.registrar ?? 'unknown'}, expires ${d.whois?.expiry_date ?? 'unknown'}.`;
-        return ok(text, d);
-      }),
+    {},
+    async (doc) => {
+      const d = await domainDetail(ctx.db, doc);
+      const text = `${itemLine(d)}; status ${d.status}; ${d.scan_count} scans; ${d.change_history.length} recent changes; registrar ${d.whois?.registrar ?? 'unknown'}, expires ${d.whois?.expiry_date ?? 'unknown'}.`;
+      return ok(text, d);
+    },
   );
 
-  server.registerTool(
+  domainTool(
     'get_scan_results',
     {
       title: 'Latest scan result of a domain',
       description: 'The latest DNS and email-security scan of a monitored domain (MX, mailbox provider and gateway, SPF with its lookup count, DMARC, DKIM selectors, NS, A, technologies, hosting), as GET /api/v1/domains/{id}/scan-results/. `scan_result` is null until the first scan.',
-      inputSchema: { domain: domainArg },
-      annotations: READ,
     },
-    ({ domain }) =>
-      guarded(env, async () => {
-        const d = await findAccountDomain(ctx.db, accountId, domain);
-        const result = scanResultView((await corpus(ctx.db).findOne({ _id: d.domain }, { projection: { result: 1 } }))?.result ?? null);
-        const text = result ? `${d.domain} scanned ${String(result.scanned_at)}: ${Object.entries(result).filter(([k, v]) => v !== null && k !== 'scanned_at' && typeof v !== 'object').slice(0, 12).map(([k, v]) => `${k}=${String(v)}`).join(', ')}` : `${d.domain} has not been scanned yet.`;
-        return ok(text, { domain: d.domain, scan_result: result });
-      }),
+    {},
+    async (d) => {
+      const result = scanResultView((await corpus(ctx.db).findOne({ _id: d.domain }, { projection: { result: 1 } }))?.result ?? null);
+      const text = result ? `${d.domain} scanned ${String(result.scanned_at)}: ${Object.entries(result).filter(([k, v]) => v !== null && k !== 'scanned_at' && typeof v !== 'object').slice(0, 12).map(([k, v]) => `${k}=${String(v)}`).join(', ')}` : `${d.domain} has not been scanned yet.`;
+      return ok(text, { domain: d.domain, scan_result: result });
+    },
   );
 
-  server.registerTool(
+  domainTool(
     'get_registration_data',
     {
       title: 'Registration (WHOIS/RDAP) data of a domain',
       description: 'Registrar, name servers, registration, expiry and update dates of a monitored domain, as GET /api/v1/domains/{id}/whois/. `whois` is null until the registration data is first fetched.',
-      inputSchema: { domain: domainArg },
-      annotations: READ,
     },
-    ({ domain }) =>
-      guarded(env, async () => {
-        const d = await findAccountDomain(ctx.db, accountId, domain);
-        const w = whoisView(await whois(ctx.db).findOne({ _id: d.domain }));
-        const text = w ? `${d.domain}: registrar ${w.registrar ?? 'unknown'}, registered ${w.registration_date ?? '?'}, expires ${w.expiry_date ?? '?'}, name servers ${w.name_servers ?? '?'}.` : `No registration data for ${d.domain} yet.`;
-        return ok(text, { domain: d.domain, whois: w });
-      }),
+    {},
+    async (d) => {
+      const w = whoisView(await whois(ctx.db).findOne({ _id: d.domain }));
+      const text = w ? `${d.domain}: registrar ${w.registrar ?? 'unknown'}, registered ${w.registration_date ?? '?'}, expires ${w.expiry_date ?? '?'}, name servers ${w.name_servers ?? '?'}.` : `No registration data for ${d.domain} yet.`;
+      return ok(text, { domain: d.domain, whois: w });
+    },
   );
 
-  server.registerTool(
+  domainTool(
     'get_change_history',
     {
       title: 'Change history of a domain',
       description: `Detected DNS changes of a monitored domain (mx, email_gateway, spf, dmarc, dmarc_policy_p, ns, …), newest first, as GET /api/v1/domains/{id}/changes/. At most ${D.mcpChangesMax} per call; page with offset.`,
-      inputSchema: {
-        domain: domainArg,
-        limit: z.number().int().min(1).max(D.mcpChangesMax).default(50).describe(`Changes per call (1-${D.mcpChangesMax}, default 50).`),
-        offset: z.number().int().min(0).max(10_000_000).default(0).describe('Starting position.'),
-      },
-      annotations: READ,
     },
-    ({ domain, limit, offset }) =>
-      guarded(env, async () => {
-        const d = await findAccountDomain(ctx.db, accountId, domain);
-        const q = { domain_name: d.domain };
-        const [docs, total] = await Promise.all([changes(ctx.db).find(q).sort({ id: -1 }).skip(offset).limit(limit).toArray(), changes(ctx.db).countDocuments(q)]);
-        const items = docs.map(changeView);
-        const lines = items.map((c) => `${c.detected_at} ${c.field_name}: ${c.old_value ?? '(none)'} → ${c.new_value ?? '(none)'}`);
-        return ok([`${total} change${total === 1 ? '' : 's'} of ${d.domain}; ${items.length} from offset ${offset}.`, ...lines].join('\n'), { domain: d.domain, changes: items, total_count: total, limit, offset });
-      }),
+    {
+      limit: z.number().int().min(1).max(D.mcpChangesMax).default(50).describe(`Changes per call (1-${D.mcpChangesMax}, default 50).`),
+      offset: offsetArg,
+    },
+    async (d, { limit, offset }) => {
+      const q = { domain_name: d.domain };
+      const [docs, total] = await Promise.all([changes(ctx.db).find(q).sort({ id: -1 }).skip(offset).limit(limit).toArray(), changes(ctx.db).countDocuments(q)]);
+      const items = docs.map(changeView);
+      const lines = items.map((c) => `${c.detected_at} ${c.field_name}: ${c.old_value ?? '(none)'} → ${c.new_value ?? '(none)'}`);
+      return ok([`${total} change${total === 1 ? '' : 's'} of ${d.domain}; ${items.length} from offset ${offset}.`, ...lines].join('\n'), { domain: d.domain, changes: items, total_count: total, limit, offset });
+    },
   );
 
   server.registerTool(
