@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from './logger.ts';
-import { installGracefulShutdown } from './shutdown.ts';
+import { installGracefulShutdown, type ShutdownPlan } from './shutdown.ts';
 
 // The order of a SIGTERM'd process's shutdown, on a real HTTP server: readiness off first, requests
 // still served during SHUTDOWN_DELAY_MS, then the listener closes, work stops, connections close.
@@ -19,6 +19,14 @@ async function listen(handler: (ready: () => boolean) => (req: unknown, res: { e
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** The plan on the test's server (silent log, 5 s timeout); `exitCode` settles with the code the process would exit with. */
+function install(plan: Omit<ShutdownPlan, 'server' | 'log' | 'timeoutMs' | 'exit'>): { shutdown: () => Promise<void>; exitCode: Promise<number> } {
+  let exited!: (code: number) => void;
+  const exitCode = new Promise<number>((r) => (exited = r));
+  const shutdown = installGracefulShutdown({ server: server!, log: createLogger('test', 'silent'), timeoutMs: 5_000, ...plan, exit: (code) => exited(code) });
+  return { shutdown, exitCode };
+}
+
 describe('installGracefulShutdown', () => {
   it('turns readiness off, keeps serving for the delay, then closes the listener and exits 0', async () => {
     const events: string[] = [];
@@ -26,12 +34,7 @@ describe('installGracefulShutdown', () => {
     let releaseDelay!: () => void;
     const inDelay = new Promise<void>((r) => (releaseDelay = r));
     const url = await listen((ready) => (_req, res) => res.end(ready() ? 'ready' : 'draining'), () => !draining);
-    let exited!: (code: number) => void;
-    const exitCode = new Promise<number>((r) => (exited = r));
-    const shutdown = installGracefulShutdown({
-      server: server!,
-      log: createLogger('test', 'silent'),
-      timeoutMs: 5_000,
+    const { shutdown, exitCode } = install({
       delayMs: 2_000,
       onBegin: () => {
         draining = true;
@@ -45,7 +48,6 @@ describe('installGracefulShutdown', () => {
       closeConnections: async () => {
         events.push('close connections');
       },
-      exit: (code) => exited(code),
     });
     const done = shutdown();
     await inDelay;
@@ -61,17 +63,11 @@ describe('installGracefulShutdown', () => {
   it('with no delay, drains at once', async () => {
     const events: string[] = [];
     await listen(() => (_req, res) => res.end('x'), () => true);
-    let exited!: (code: number) => void;
-    const exitCode = new Promise<number>((r) => (exited = r));
-    const shutdown = installGracefulShutdown({
-      server: server!,
-      log: createLogger('test', 'silent'),
-      timeoutMs: 5_000,
+    const { shutdown, exitCode } = install({
       onBegin: () => events.push('readiness off'),
       onDrain: () => events.push('drain'),
       stopWork: async () => undefined,
       closeConnections: async () => undefined,
-      exit: (code) => exited(code),
     });
     void shutdown();
     expect(await exitCode).toBe(0);
