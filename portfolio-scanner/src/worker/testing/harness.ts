@@ -3,13 +3,13 @@
 // simulated DNS world, and in-process workers and planners, each with its own NATS connection so
 // one can be "killed" (abandon) while the others go on.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import { Registry } from 'prom-client';
-import { CONSUMERS, STREAMS, type ConsumerDef } from '@dv/contracts';
+import { CONSUMERS, STREAMS, natsInboxPrefix, type ConsumerDef } from '@dv/contracts';
 import { DnsResolver } from '@dv/mailsec';
 import { createLogger, ensureStreams, natsManager, type MongoDependency } from '@dv/runtime';
 import { applySchema } from '../../../../infra/src/demo-account.ts';
@@ -90,7 +90,7 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
     logDir: join(dataDir, 'logs'),
     env: { NATS_URL: natsUrl, NATS_USERS_DIR: nats.env.NATS_USERS_DIR as string, REDIS_URL: shared.REDIS_URL as string, MONGODB_URL: shared.MONGODB_URL as string, MONGODB_DB: mongo.db.databaseName, REDIS_PREFIX: redisPrefix, DNS_SERVERS: world.dns.server },
     async startWorker(opts = {}) {
-      const own = await connect({ servers: natsUrl });
+      const own = await connectAsScanner(natsUrl, nats.env.NATS_USERS_DIR as string);
       const resolver = new DnsResolver({ servers: world.dns.server, timeoutMs: 300, retries: 0 });
       const registry = new Registry();
       const worker = new ScanWorker({
@@ -128,7 +128,7 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
       return running;
     },
     async startPlanner(config = {}, opts = {}) {
-      const own = await connect({ servers: natsUrl });
+      const own = await connectAsScanner(natsUrl, nats.env.NATS_USERS_DIR as string);
       const redis = new Redis(shared.REDIS_URL as string);
       const planner = new Planner({
         nc: own,
@@ -191,4 +191,10 @@ export async function counterValue(registry: Registry, name: string, labels: Rec
   if (!metric) return 0;
   const data = await metric.get();
   return data.values.filter((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val)).reduce((s, v) => s + v.value, 0);
+}
+
+/** Workers and planners connect as the scanner's bus user (NATS_ROLES), as in production: the tests run their NATS work permissioned. */
+function connectAsScanner(servers: string, usersDir: string): Promise<NatsConnection> {
+  const user = 'portfolio-scanner';
+  return connect({ servers, user, pass: readFileSync(join(usersDir, user), 'utf8').trim(), inboxPrefix: natsInboxPrefix(user) });
 }
