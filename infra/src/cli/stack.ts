@@ -8,6 +8,8 @@ const stack = await startStack({ dataDir: join(REPO_ROOT, '.local', 'stack-only'
 process.stdout.write(`\nServers are up. Export these to run a service against them:\n`);
 // The signing key too, so a gateway and a scheduler run by hand sign and check links alike.
 for (const [name, value] of Object.entries({ ...stack.env, ...stackSecretsEnv(stack.dataDir) })) process.stdout.write(`  export ${name}='${value}'\n`);
+// Without these a service connects as the all-permitted anonymous user; with them, with its own permissions.
+process.stdout.write(`  # and, to run a service as its bus user (gateway, scheduler, probe-node, portfolio-scanner):\n  export NATS_USER=<service> NATS_PASSWORD_FILE='${stack.env.NATS_USERS_DIR}/<service>'\n`);
 process.stdout.write('\nCtrl-C stops them.\n');
 const stop = () => void stack.stop().then(() => process.exit(0));
 process.on('SIGINT', stop);
