@@ -67,10 +67,12 @@ describe('SharedDnsCache', () => {
     for (const name of ['_spf.google.com', '_netblocks.google.com', '_netblocks2.google.com']) expect(asked(world, name, 'TXT'), name).toBe(1);
     expect(asked(world, 'aspmx.l.google.com', 'A')).toBe(1);
     expect(asked(world, 'alt1.aspmx.l.google.com', 'AAAA')).toBe(1);
-    // What each domain still costs is its own names only (about 33), and the scans' own count is
-    // close to what the server saw (concurrent identical lookups share one query, a retry is two).
-    expect(world.dns.queries.length / DOMAINS).toBeLessThan(40);
-    expect(Math.abs(queries - world.dns.queries.length) / world.dns.queries.length).toBeLessThan(0.05);
+    // What each domain still costs is its own names only (about 15), and the scans' own count is
+    // close to what the server saw: within about one query per domain (the apex TXT the scan and
+    // its SPF analysis ask at once is one query for the resolver but counted by both; a retry is
+    // two queries counted once).
+    expect(world.dns.queries.length / DOMAINS).toBeLessThan(20);
+    expect(Math.abs(queries - world.dns.queries.length) / DOMAINS, `${queries} counted, ${world.dns.queries.length} seen`).toBeLessThan(1.5);
     expect(shared.stats().hits).toBeGreaterThan(5 * (DOMAINS - 1));
   }, 120_000);
 
