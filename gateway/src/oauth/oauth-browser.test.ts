@@ -1,4 +1,3 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseKey, revokeApiKey } from '@dv/accounts';
 import { startBrowserConsent, type BrowserConsent } from '../../../packages/oauth/src/testing/browser.ts';
@@ -26,34 +25,20 @@ afterAll(async () => {
 });
 
 it('register, approve in the browser, token, MCP calls; the key revoked, the next call is refused', async () => {
-  const provider = consent.provider();
-  const first = consent.connect(`${h.url}/mcp`, provider);
-  // No token yet: the SDK reads the 401's resource metadata, registers and asks for authorization.
-  await expect(first.client.connect(first.transport)).rejects.toBeInstanceOf(UnauthorizedError);
-  expect(provider.info?.client_id).toBeTruthy();
-  const authorizationUrl = provider.authorizationUrl!;
-  expect(authorizationUrl.href.startsWith(`${h.url}/oauth/authorize?`)).toBe(true);
-  expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
-
-  const back = await consent.approve(authorizationUrl, a.live);
-  expect(back.get('state')).toBe('browser-state');
-  expect(back.get('error')).toBeNull();
-  await first.transport.finishAuth(back.get('code')!);
+  const { provider, client } = await consent.authorize(h.url, a.live);
   expect(provider.saved?.access_token).toMatch(/^dv_oat_/);
 
-  const second = consent.connect(`${h.url}/mcp`, provider);
-  await second.client.connect(second.transport);
-  const tools = await second.client.listTools();
+  const tools = await client.listTools();
   expect(tools.tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
-  const account = await second.client.callTool({ name: 'get_account', arguments: {} });
+  const account = await client.callTool({ name: 'get_account', arguments: {} });
   expect(account.isError).toBeFalsy();
   expect(JSON.stringify(account.structuredContent)).toContain(a.account._id);
-  const verified = await second.client.callTool({ name: 'verify_email', arguments: { email: 'user@example.com' } });
+  const verified = await client.callTool({ name: 'verify_email', arguments: { email: 'user@example.com' } });
   expect(verified.isError).toBeFalsy();
 
   await revokeApiKey(h.db, parseKey(a.live)!.prefix, a.account._id);
   await expect.poll(async () => (await call(h.url, '/v1/account', { key: provider.saved!.access_token })).status, { timeout: 5_000, interval: 20 }).toBe(401);
   // The SDK then tries its refresh token, which is refused as well (invalid_grant): the call fails.
-  await expect(second.client.callTool({ name: 'get_account', arguments: {} })).rejects.toMatchObject({ name: expect.stringMatching(/^(InvalidGrantError|UnauthorizedError)$/) });
-  await second.client.close();
+  await expect(client.callTool({ name: 'get_account', arguments: {} })).rejects.toMatchObject({ name: expect.stringMatching(/^(InvalidGrantError|UnauthorizedError)$/) });
+  await client.close();
 }, 120_000);

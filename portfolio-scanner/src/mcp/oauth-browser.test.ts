@@ -1,4 +1,3 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokePortfolioKey } from '@dv/accounts';
 import { COLLECTIONS, type PortfolioKeyDoc } from '@dv/contracts';
@@ -65,29 +64,15 @@ describe('discovery', () => {
 });
 
 it('register, approve in the browser, token, MCP calls for that account only; the key revoked, the next call is refused', async () => {
-  const provider = consent.provider();
-  const first = consent.connect(`${h.url}/mcp`, provider);
-  // No token yet: the SDK reads the 401's resource metadata, registers and asks for authorization.
-  await expect(first.client.connect(first.transport)).rejects.toBeInstanceOf(UnauthorizedError);
-  expect(provider.info?.client_id).toBeTruthy();
-  const authorizationUrl = provider.authorizationUrl!;
-  expect(authorizationUrl.href.startsWith(`${h.url}/oauth/authorize?`)).toBe(true);
-  expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
-
-  const back = await consent.approve(authorizationUrl, a.key);
-  expect(back.get('state')).toBe('portfolio-state');
-  expect(back.get('error')).toBeNull();
-  await first.transport.finishAuth(back.get('code')!);
+  const { provider, client } = await consent.authorize(h.url, a.key);
   expect(provider.saved?.access_token).toMatch(/^svc_oat_/);
   expect(provider.saved?.scope).toBe('mcp');
 
-  const second = consent.connect(`${h.url}/mcp`, provider);
-  await second.client.connect(second.transport);
-  expect((await second.client.listTools()).tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
-  const listed = await second.client.callTool({ name: 'list_domains', arguments: {} });
+  expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
+  const listed = await client.callTool({ name: 'list_domains', arguments: {} });
   expect(listed.isError).toBeFalsy();
   expect((listed.structuredContent as { domains: { domain: string }[] }).domains.map((d) => d.domain)).toEqual(['oauth-one.example.test']);
-  const foreign = await second.client.callTool({ name: 'get_domain', arguments: { domain: 'not-yours.example.test' } });
+  const foreign = await client.callTool({ name: 'get_domain', arguments: { domain: 'not-yours.example.test' } });
   expect(foreign.isError).toBe(true);
 
   // The token is for the connector only: the REST API takes keys.
@@ -99,6 +84,6 @@ it('register, approve in the browser, token, MCP calls for that account only; th
   expect(refused.status).toBe(401);
   expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
   // The SDK then tries its refresh token, which is refused as well (invalid_grant): the call fails.
-  await expect(second.client.callTool({ name: 'list_domains', arguments: {} })).rejects.toMatchObject({ name: expect.stringMatching(/^(InvalidGrantError|UnauthorizedError)$/) });
-  await second.client.close();
+  await expect(client.callTool({ name: 'list_domains', arguments: {} })).rejects.toMatchObject({ name: expect.stringMatching(/^(InvalidGrantError|UnauthorizedError)$/) });
+  await client.close();
 }, 120_000);

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -57,14 +57,13 @@ export class MemoryProvider implements OAuthClientProvider {
 }
 
 export interface BrowserConsent {
-  /** Where the consent page sends the browser back (this helper's loopback server). */
-  redirectUrl: string;
-  /** A new client application: no registration, no tokens yet. */
-  provider(): MemoryProvider;
-  /** An MCP client over the SDK's Streamable HTTP transport to `mcpUrl`, authorised by `provider`. */
-  connect(mcpUrl: string, provider: OAuthClientProvider): { client: Client; transport: StreamableHTTPClientTransport };
-  /** Approves `authorizationUrl` in the browser with `key`; returns the redirect's parameters. */
-  approve(authorizationUrl: URL, key: string): Promise<URLSearchParams>;
+  /**
+   * A new client application connects to `${baseUrl}/mcp` and is authorised by the user with `key`:
+   * the SDK's client meets the 401, discovers, registers and asks for authorization (PKCE S256);
+   * the browser approves; the SDK exchanges the code. Returns the provider (its tokens) and an MCP
+   * client connected with them.
+   */
+  authorize(baseUrl: string, key: string): Promise<{ provider: MemoryProvider; client: Client }>;
   close(): Promise<void>;
 }
 
@@ -96,24 +95,40 @@ export async function startBrowserConsent(opts: { clientName: string; state: str
     callbacks.close();
     throw err;
   }
+  const connect = (baseUrl: string, provider: OAuthClientProvider): { client: Client; transport: StreamableHTTPClientTransport } => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { authProvider: provider });
+    return { client: new Client({ name: opts.mcpClientName, version: '1.0.0' }), transport };
+  };
+  /** Approves `authorizationUrl` in the browser with `key`; returns the redirect's parameters. */
+  const approve = async (authorizationUrl: URL, key: string): Promise<URLSearchParams> => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(authorizationUrl.href);
+      await expect.poll(() => page.locator('h1').innerText()).toContain(opts.clientName);
+      await page.fill('#api_key', key);
+      await Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), page.click('button[value="approve"]')]);
+    } finally {
+      await page.close();
+    }
+    return received.at(-1)!;
+  };
   return {
-    redirectUrl,
-    provider: () => new MemoryProvider(redirectUrl, opts.clientName, opts.state),
-    connect: (mcpUrl, provider) => {
-      const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
-      return { client: new Client({ name: opts.mcpClientName, version: '1.0.0' }), transport };
-    },
-    approve: async (authorizationUrl, key) => {
-      const page = await browser.newPage();
-      try {
-        await page.goto(authorizationUrl.href);
-        await expect.poll(() => page.locator('h1').innerText()).toContain(opts.clientName);
-        await page.fill('#api_key', key);
-        await Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), page.click('button[value="approve"]')]);
-      } finally {
-        await page.close();
-      }
-      return received.at(-1)!;
+    authorize: async (baseUrl, key) => {
+      const provider = new MemoryProvider(redirectUrl, opts.clientName, opts.state);
+      const first = connect(baseUrl, provider);
+      // No token yet: the SDK reads the 401's resource metadata, registers and asks for authorization.
+      await expect(first.client.connect(first.transport)).rejects.toBeInstanceOf(UnauthorizedError);
+      expect(provider.info?.client_id).toBeTruthy();
+      const authorizationUrl = provider.authorizationUrl!;
+      expect(authorizationUrl.href.startsWith(`${baseUrl}/oauth/authorize?`)).toBe(true);
+      expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+      const back = await approve(authorizationUrl, key);
+      expect(back.get('state')).toBe(opts.state);
+      expect(back.get('error')).toBeNull();
+      await first.transport.finishAuth(back.get('code')!);
+      const second = connect(baseUrl, provider);
+      await second.client.connect(second.transport);
+      return { provider, client: second.client };
     },
     close: async () => {
       await browser.close();
