@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSUMERS, NATS_USERS, STREAMS, SUBJECTS, natsInboxPrefix, natsPermissions, type NatsUser } from '@dv/contracts';
-import { connectNats, ensureStreams } from '../../../packages/runtime/src/nats.ts';
+import { CONSUMERS, KV_BUCKETS, NATS_USERS, STREAMS, SUBJECTS, natsInboxPrefix, natsPermissions, type NatsUser } from '@dv/contracts';
+import { Kvm } from '@nats-io/kv';
+import { connectNats, ensureKvBuckets, ensureStreams } from '../../../packages/runtime/src/nats.ts';
 import { createLogger } from '../../../packages/runtime/src/logger.ts';
 import { localNatsAuthorization, natsUserEnv, renderNatsAuthorization } from './nats-auth.ts';
 import { which } from './install.ts';
@@ -137,6 +138,17 @@ describe('the permissioned bus', () => {
     } finally {
       await dep.close();
     }
+  });
+
+  it('lets schedulers write the LOAD figures and gateways only read them', async () => {
+    const gw = await as('gateway');
+    await ensureKvBuckets(gw, KV_BUCKETS);
+    const scheduler = await as('scheduler');
+    await (await new Kvm(scheduler).open('LOAD')).put('s1', 'figures');
+    const view = await new Kvm(gw).open('LOAD');
+    expect((await view.get('s1'))?.string()).toBe('figures');
+    await expect(view.put('s1', 'forged')).rejects.toThrow();
+    expect((await view.get('s1'))?.string()).toBe('figures');
   });
 
   it('keeps each user to its own inboxes', async () => {

@@ -12,8 +12,10 @@ export type NatsUser = (typeof NATS_USERS)[number];
 export interface NatsRole {
   /** Streams this user creates or updates at start (with their durable consumers). */
   streams: readonly string[];
-  /** KV buckets this user creates at start and reads, watches and writes. */
+  /** KV buckets this user creates at start, reads and watches. */
   buckets: readonly string[];
+  /** Of those, the ones it also writes (a reader cannot forge what the writer publishes). */
+  writes?: readonly string[];
   /** Durable pull consumers this user fetches from and acks: `STREAM/durable`. */
   pulls: readonly string[];
   /** Plain subjects (and JetStream subjects it publishes to) beyond the stream and bucket ones. */
@@ -32,6 +34,7 @@ const durables = (stream: string): string[] => CONSUMERS.filter((c) => c.stream 
 export const NATS_ROLES: Readonly<Record<NatsUser, NatsRole>> = {
   gateway: {
     streams: ['VERIFY'],
+    // Reads the schedulers' load figures; only schedulers write them.
     buckets: ['LOAD'],
     pulls: [],
     publish: ['verify.item.>'],
@@ -40,6 +43,7 @@ export const NATS_ROLES: Readonly<Record<NatsUser, NatsRole>> = {
   scheduler: {
     streams: ['VERIFY'],
     buckets: ['LOAD'],
+    writes: ['LOAD'],
     pulls: durables('VERIFY'),
     // verify.item.>: the deadline and retry sweeps put items back on the stream.
     publish: ['verify.item.>', SUBJECTS.verifyDoneAll, SUBJECTS.probeSession('*')],
@@ -97,8 +101,9 @@ export function natsPermissions(user: NatsUser): NatsPermissions {
     if (!KV_BUCKETS.some((b) => b.bucket === bucket)) throw new Error(`NATS_ROLES.${user}: unknown bucket ${bucket}`);
     const stream = `KV_${bucket}`;
     manage(stream);
-    // Put, get (direct or by the stream API) and watch (an ordered consumer with flow control).
-    publish.push(`$KV.${bucket}.>`, `$JS.API.DIRECT.GET.${stream}.>`, `$JS.API.STREAM.MSG.GET.${stream}`, `$JS.API.CONSUMER.DELETE.${stream}.>`, `$JS.FC.${stream}.>`);
+    // Get (direct or by the stream API) and watch (an ordered consumer with flow control); put only for writers.
+    publish.push(`$JS.API.DIRECT.GET.${stream}.>`, `$JS.API.STREAM.MSG.GET.${stream}`, `$JS.API.CONSUMER.DELETE.${stream}.>`, `$JS.FC.${stream}.>`);
+    if (role.writes?.includes(bucket)) publish.push(`$KV.${bucket}.>`);
   }
   for (const pull of role.pulls) {
     const [stream, durable] = pull.split('/');
