@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey, revokeApiKey } from '@dv/accounts';
-import { get, oauthFlow, pkce, sealedFrom, TEST_REDIRECT as REDIRECT } from '../../../packages/oauth/src/testing/flow.ts';
+import { get, oauthFlow, pkce, sealedFrom } from '../../../packages/oauth/src/testing/flow.ts';
+import { codeGrantAndReplay, keyRevocation, refreshRotationAndRevocation, type GrantTarget } from '../../../packages/oauth/src/testing/grants.ts';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from '../testing/harness.ts';
 
 // The gateway's mounting of @dv/oauth, over HTTP against the in-process gateway (real MongoDB,
@@ -12,7 +13,21 @@ import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from
 
 let h: GatewayHarness;
 let a: TestAccount;
-const { register, authorizeUrl, post, approve, token } = oauthFlow(() => h.url);
+const flow = oauthFlow(() => h.url);
+const { register, authorizeUrl, post } = flow;
+/** A token on /v1 acts as its key's account (live or sandbox); other replicas drop a remembered token from the MongoDB change stream, within milliseconds. */
+const target: GrantTarget = {
+  scope: 'verify',
+  accessPrefix: 'dv_oat_',
+  actsAs: async (t, accountId) => {
+    const me = await call(h.url, '/v1/account', { key: t });
+    expect(me.status).toBe(200);
+    expect(me.body.account.id).toBe(accountId);
+  },
+  refused: async (t) => {
+    await expect.poll(async () => (await call(h.url, '/v1/account', { key: t })).status, { timeout: 5_000, interval: 20 }).toBe(401);
+  },
+};
 
 beforeAll(async () => {
   h = await startGatewayHarness({ label: 'oauth', realBaseUrl: true, env: { OAUTH_REGISTRATIONS_PER_HOUR: '1000' } });
@@ -65,52 +80,15 @@ describe('the consent step', () => {
 
 describe('tokens', () => {
   it('code + verifier gives tokens that act as the key; a wrong verifier does not burn the code; a replayed code revokes the grant', async () => {
-    const clientId = (await register()).body.client_id!;
-    const { verifier, challenge } = pkce();
-    const code = await approve(clientId, challenge, a.live);
-    const bad = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: pkce().verifier, redirect_uri: REDIRECT });
-    expect(bad).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const otherRedirect = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:45999/other' });
-    expect(otherRedirect.body.error).toBe('invalid_grant');
-    const ok = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT });
-    expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'verify' });
-    expect(ok.body.access_token).toMatch(/^dv_oat_/);
-    const me = await call(h.url, '/v1/account', { key: ok.body.access_token });
-    expect(me.status).toBe(200);
-    expect(me.body.account.id).toBe(a.account._id);
-    // The same code again: refused, and the tokens it granted stop working.
-    const replay = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT });
-    expect(replay.body.error).toBe('invalid_grant');
-    await expect.poll(async () => (await call(h.url, '/v1/account', { key: ok.body.access_token })).status, { timeout: 5_000, interval: 20 }).toBe(401);
+    await codeGrantAndReplay(flow, { key: a.live, accountId: a.account._id }, target);
   });
 
   it('refresh tokens rotate; revoking either token ends the grant at once', async () => {
-    const clientId = (await register()).body.client_id!;
-    const { verifier, challenge } = pkce();
-    const first = await token({ grant_type: 'authorization_code', client_id: clientId, code: await approve(clientId, challenge, a.sandbox), code_verifier: verifier });
-    const second = await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: first.body.refresh_token! });
-    expect(second.status).toBe(200);
-    expect(second.body.refresh_token).not.toBe(first.body.refresh_token);
-    expect((await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: first.body.refresh_token! })).body.error).toBe('invalid_grant');
-    expect((await call(h.url, '/v1/account', { key: second.body.access_token })).status).toBe(200);
-    const revoked = await post('/oauth/revoke', { client_id: clientId, token: second.body.refresh_token! });
-    expect(revoked.status).toBe(200);
-    // Other replicas drop a remembered token from the MongoDB change stream, within milliseconds.
-    await expect.poll(async () => (await call(h.url, '/v1/account', { key: second.body.access_token })).status, { timeout: 5_000, interval: 20 }).toBe(401);
-    expect((await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: second.body.refresh_token! })).body.error).toBe('invalid_grant');
-    // Unknown tokens revoke quietly (RFC 7009).
-    expect((await post('/oauth/revoke', { client_id: clientId, token: 'dv_oat_unknown' })).status).toBe(200);
+    await refreshRotationAndRevocation(flow, { key: a.sandbox, accountId: a.account._id }, target);
   });
 
   it('revoking the API key refuses its tokens at once and their refresh too', async () => {
     const b = await h.account();
-    const clientId = (await register()).body.client_id!;
-    const { verifier, challenge } = pkce();
-    const t = await token({ grant_type: 'authorization_code', client_id: clientId, code: await approve(clientId, challenge, b.live), code_verifier: verifier });
-    expect((await call(h.url, '/v1/account', { key: t.body.access_token })).status).toBe(200);
-    await revokeApiKey(h.db, parseKey(b.live)!.prefix, b.account._id);
-    await expect.poll(async () => (await call(h.url, '/v1/account', { key: t.body.access_token })).status, { timeout: 5_000, interval: 20 }).toBe(401);
-    expect((await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: t.body.refresh_token! })).body.error).toBe('invalid_grant');
+    await keyRevocation(flow, { key: b.live, accountId: b.account._id }, () => revokeApiKey(h.db, parseKey(b.live)!.prefix, b.account._id), target);
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokePortfolioKey } from '@dv/accounts';
 import { call } from '../../../test/helpers.ts';
 import { get, oauthFlow, pkce, sealedFrom, TEST_REDIRECT as REDIRECT } from './testing/flow.ts';
+import { codeGrantAndReplay, keyRevocation, refreshRotationAndRevocation, type GrantTarget } from './testing/grants.ts';
 import { startOAuthHarness, type OAuthHarness } from './testing/harness.ts';
 
 // The OAuth endpoints over HTTP against one OAuthServer on a bare app (real MongoDB): discovery,
@@ -17,7 +18,19 @@ let a: { accountId: string; key: string };
 async function whoami(tokenValue: string | undefined): ReturnType<typeof call> {
   return call(h.url, '/mcp', { key: tokenValue });
 }
-const { register, authorizeUrl, post, approve, token } = oauthFlow(() => h.url);
+const flow = oauthFlow(() => h.url);
+const { register, authorizeUrl, post, approve, token } = flow;
+/** A token on the bare app's protected resource, which answers as whom it acts; refused at once. */
+const target: GrantTarget = {
+  scope: 'mcp',
+  accessPrefix: 'tst_oat_',
+  actsAs: async (t, accountId) => {
+    const me = await whoami(t);
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ account_id: accountId, scope: 'mcp' });
+  },
+  refused: async (t) => expect((await whoami(t)).status).toBe(401),
+};
 
 beforeAll(async () => {
   h = await startOAuthHarness('oauthpkg');
@@ -150,43 +163,11 @@ describe('the consent step', () => {
 
 describe('tokens', () => {
   it('code + verifier gives tokens that act as the key; a wrong verifier does not burn the code; a replayed code revokes the grant', async () => {
-    const clientId = (await register()).body.client_id!;
-    const { verifier, challenge } = pkce();
-    const code = await approve(clientId, challenge, a.key);
-    const bad = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: pkce().verifier, redirect_uri: REDIRECT });
-    expect(bad).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const otherRedirect = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:45999/other' });
-    expect(otherRedirect.body.error).toBe('invalid_grant');
-    const ok = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT });
-    expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'mcp' });
-    expect(ok.body.access_token).toMatch(/^tst_oat_/);
-    const me = await whoami(ok.body.access_token);
-    expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ account_id: a.accountId, scope: 'mcp' });
-    // The same code again: refused, and the tokens it granted stop working.
-    const replay = await token({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT });
-    expect(replay.body.error).toBe('invalid_grant');
-    expect((await whoami(ok.body.access_token)).status).toBe(401);
+    await codeGrantAndReplay(flow, a, target);
   });
 
   it('refresh tokens rotate; revoking either token ends the grant at once', async () => {
-    const clientId = (await register()).body.client_id!;
-    const { verifier, challenge } = pkce();
-    const first = await token({ grant_type: 'authorization_code', client_id: clientId, code: await approve(clientId, challenge, a.key), code_verifier: verifier });
-    const second = await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: first.body.refresh_token! });
-    expect(second.status).toBe(200);
-    expect(second.body.refresh_token).not.toBe(first.body.refresh_token);
-    expect((await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: first.body.refresh_token! })).body.error).toBe('invalid_grant');
-    expect((await whoami(second.body.access_token)).status).toBe(200);
-    const revoked = await post('/oauth/revoke', { client_id: clientId, token: second.body.refresh_token! });
-    expect(revoked.status).toBe(200);
-    // Both JSON endpoints are CORS-open for browser-based clients, errors included.
-    expect(revoked.headers.get('access-control-allow-origin')).toBe('*');
-    expect((await whoami(second.body.access_token)).status).toBe(401);
-    expect((await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: second.body.refresh_token! })).body.error).toBe('invalid_grant');
-    // Unknown tokens revoke quietly (RFC 7009).
-    expect((await post('/oauth/revoke', { client_id: clientId, token: 'tst_oat_unknown' })).status).toBe(200);
+    await refreshRotationAndRevocation(flow, a, target);
   });
 
   it('a confidential client must present its secret (post or Basic)', async () => {
@@ -204,14 +185,10 @@ describe('tokens', () => {
 
   it('revoking the API key refuses its tokens at once and their refresh too', async () => {
     const b = await h.account();
-    const clientId = (await register()).body.client_id!;
-    const { verifier, challenge } = pkce();
-    const t = await token({ grant_type: 'authorization_code', client_id: clientId, code: await approve(clientId, challenge, b.key), code_verifier: verifier });
-    expect((await whoami(t.body.access_token)).status).toBe(200);
-    const keyDoc = await h.db.collection('portfolio_api_keys').findOne({ account_id: b.accountId });
-    await revokePortfolioKey(h.db, b.accountId, keyDoc!.id as number);
-    expect((await whoami(t.body.access_token)).status).toBe(401);
-    expect((await token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: t.body.refresh_token! })).body.error).toBe('invalid_grant');
+    await keyRevocation(flow, b, async () => {
+      const keyDoc = await h.db.collection('portfolio_api_keys').findOne({ account_id: b.accountId });
+      await revokePortfolioKey(h.db, b.accountId, keyDoc!.id as number);
+    }, target);
   });
 
   it('answers bad token requests in the OAuth error shape', async () => {
