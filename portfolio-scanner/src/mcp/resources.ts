@@ -1,7 +1,7 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { accountFilter } from '../api/domain-query.ts';
-import { dashboardSummary } from '../api/summary.ts';
+import { cachedDashboardSummary } from '../api/summary.ts';
 import { domainDetail, domainItem, domains } from '../api/views.ts';
 import { PORTFOLIO_DEFAULTS as D } from '../defaults.ts';
 import { findAccountDomain } from './domains.ts';
@@ -34,7 +34,7 @@ export function registerResources(server: McpServer, env: ToolEnv): void {
     'dashboard_summary',
     MCP_RESOURCE_URIS.summary,
     { title: 'Dashboard summary', description: 'Portfolio-wide figures: distributions, SPF status, scan freshness, recent changes, needs-attention count.', mimeType: 'application/json' },
-    async (uri) => json(uri.href, await dashboardSummary(ctx.db, accountId)),
+    async (uri) => json(uri.href, await cachedDashboardSummary(ctx.db, ctx.redis, accountId)),
   );
 
   server.registerResource(

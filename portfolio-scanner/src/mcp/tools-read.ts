@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AccountDomainDoc } from '@dv/contracts';
 import { accountFilter, domainFilterQuery } from '../api/domain-query.ts';
-import { dashboardSummary } from '../api/summary.ts';
+import { cachedDashboardSummary } from '../api/summary.ts';
 import { changes, changeView, corpus, domainDetail, domainItem, domains, scanResultView, whois, whoisView } from '../api/views.ts';
 import { PORTFOLIO_DEFAULTS as D } from '../defaults.ts';
 import { findAccountDomain } from './domains.ts';
@@ -126,7 +126,7 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
     },
     () =>
       guarded(env, async () => {
-        const s = await dashboardSummary(ctx.db, accountId);
+        const s = await cachedDashboardSummary(ctx.db, ctx.redis, accountId);
         const dm = s.dmarc_distribution;
         const text =
           `${s.total_domains} domains; DMARC reject ${dm.reject.count}, quarantine ${dm.quarantine.count}, none ${dm.none.count}, missing ${dm.missing.count}; ` +
