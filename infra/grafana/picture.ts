@@ -44,7 +44,7 @@ export async function screenshotDashboard(title: string, panels: PanelData[], ou
   const executablePath = ensureCommand('chromium', 'chromium', log);
   const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
   try {
-    const page = await browser.newPage({ viewport: { width: 1250, height: 900 } });
+    const page = await browser.newPage({ viewport: { width: 1270, height: 900 } });
     await page.setContent(renderDashboardHtml(title, panels));
     await page.screenshot({ path: out, fullPage: true });
   } finally {

@@ -54,7 +54,7 @@ export function renderDashboardHtml(title: string, panels: PanelData[]): string 
     return `<div class="panel"><h3>${escape(p.title)}</h3>${chart(p)}<div class="legend">${legend}</div></div>`;
   });
   return `<!doctype html><html><head><meta charset="utf-8"><style>
-body{background:#111217;color:#ccccdc;font-family:sans-serif;margin:12px;width:1220px}
+body{background:#111217;color:#ccccdc;font-family:sans-serif;margin:12px;width:1240px}
 h1{font-size:18px;font-weight:500} .grid{display:flex;flex-wrap:wrap;gap:8px}
 .panel{background:#181b1f;border:1px solid #2c3235;padding:6px 8px;width:384px;height:250px;overflow:hidden}
 h3{font-size:13px;margin:0 0 4px;font-weight:500} .legend{font-size:11px;line-height:15px}
