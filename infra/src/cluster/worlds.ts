@@ -27,6 +27,8 @@ export interface ListWorld {
   emails: string[];
   /** Addresses that exist (for checking verdicts). */
   existing: Set<string>;
+  /** Who hosts each domain's mail. */
+  providerOf: Map<string, 'google' | 'microsoft' | 'own'>;
 }
 
 function rng(seed: number): () => number {
@@ -49,6 +51,7 @@ export function listWorld(opts: ListWorldOptions): ListWorld {
   const hosts: SmtpHostSpecInput[] = [];
   const emails: string[] = [];
   const existing = new Set<string>();
+  const providerOf = new Map<string, 'google' | 'microsoft' | 'own'>();
   // Google's one MX host serves every Google domain; index 0 is its address.
   const google: SmtpHostSpecInput = { name: 'aspmx.l.google.com', ip: internetAddress(0), mailboxes: [] };
   for (let i = 0; i < opts.domains; i++) {
@@ -58,6 +61,7 @@ export function listWorld(opts: ListWorldOptions): ListWorld {
     const p = rand();
     const provider = !opts.providers ? 'own' : p < opts.providers.google ? 'google' : p < opts.providers.google + opts.providers.microsoft ? 'microsoft' : 'own';
     const name = `c${i}.test`;
+    providerOf.set(name, provider);
     const local = Array.from({ length: sizes[i]! }, (_, k) => `u${k}@${name}`);
     const mailboxes = local.filter((_, k) => k % 10 < 7);
     for (const m of mailboxes) existing.add(m);
@@ -80,5 +84,5 @@ export function listWorld(opts: ListWorldOptions): ListWorld {
     const j = Math.floor(rand() * (i + 1));
     [emails[i], emails[j]] = [emails[j]!, emails[i]!];
   }
-  return { world: { name: 'cluster', latencyMs: opts.latencyMs ?? 20, dns: { records }, smtp: { hosts } }, emails, existing };
+  return { world: { name: 'cluster', latencyMs: opts.latencyMs ?? 20, dns: { records }, smtp: { hosts } }, emails, existing, providerOf };
 }
