@@ -1,7 +1,7 @@
 // `npm run cluster -- up | down | scenario <name> [flags]` (docs/cluster.md).
 //   up [--probes 3]        the cluster with the demo world's list domains; prints URLs and a key; Ctrl-C removes it
 //   down                   removes whatever an earlier run left (namespaces, links, processes)
-//   scenario scale-out [--addresses 20000] [--domains 300] [--latency 20] [--seed 1] [--probes 1,2,3] [--sessions-per-min 600]
+//   scenario scale-out [--addresses 20000] [--domains 300] [--latency 20] [--seed 1] [--probes 1,2,3] [--sessions-per-min 120]
 // Scenarios print their figures; the last line is one JSON object.
 import { startCluster } from './cluster.ts';
 import { clusterCustomer } from './jobs.ts';
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
       latencyMs: num('latency', 20),
       seed: num('seed', 1),
       probeCounts: flag('probes', '1,2,3').split(',').map(Number),
-      sessionsPerMinute: num('sessions-per-min', 600),
+      sessionsPerMinute: num('sessions-per-min', 120),
       log: say,
     });
     say(JSON.stringify(figures));

@@ -11,7 +11,11 @@ export interface ScaleOutOptions {
   latencyMs: number;
   seed: number;
   probeCounts: number[];
-  /** POLITE_SESSIONS_PER_MIN for every provider (the table's are 10-60: a run would take an hour). */
+  /**
+   * POLITE_SESSIONS_PER_MIN for every provider. The table's 10-60 would make a 20,000-address run
+   * take an hour; 120 keeps the providers' limits what bounds the rate (so more source addresses
+   * buy more), where 600 let this 2-core box's CPU bound it first.
+   */
   sessionsPerMinute: number;
   log: (msg: string) => void;
 }
