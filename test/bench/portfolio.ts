@@ -1,5 +1,5 @@
 // `npm run bench -- portfolio [--domains 100000] [--latency 20] [--seed 1] [--scan-concurrency N]
-//   [--resolver-qps N] [--first-sweep full|targeted] [--heap-mb 256] [--cpu-prof] [--keep]`
+//   [--resolver-qps N] [--first-sweep full|targeted] [--heap-mb 224] [--cpu-prof] [--keep]`
 // (--cpu-prof: V8 CPU profiles of the workers in <data dir>/profiles, kept with --keep)
 // The portfolio scanner at scale (issue 12): generated domains (lib/portfolio-world.ts) served by
 // nsd on loopback, behind a UDP proxy adding `latency` ms per query (lib/udp-delay-proxy.ts: no
@@ -48,7 +48,7 @@ const RESOLVER_QPS = args.has('resolver-qps') ? Number(args.get('resolver-qps'))
 const FIRST_SWEEP = args.get('first-sweep') ?? 'full';
 /** Worker V8 limits, as a deployment sets NODE_OPTIONS (V8's default heap limit on this host is 4 GB
  * and garbage is collected lazily up to it). */
-const HEAP_MB = Number(args.get('heap-mb') ?? 256);
+const HEAP_MB = Number(args.get('heap-mb') ?? 224);
 /** A pass that makes no progress for this long is over; what is left is lost. */
 const STALL_S = 120;
 const ACCOUNT = 'acct_bench_portfolio';
