@@ -107,6 +107,7 @@ export interface WorldStats {
   sessions: number;
   violations: number;
   sessions_by_source: Record<string, number>;
+  rcpts_by_source: Record<string, number>;
   providers: { provider: string; limit: number; sessions: number; per_ip: Record<string, { sessions: number; maxConcurrent: number; violations: number }> }[];
 }
 

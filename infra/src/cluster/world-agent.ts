@@ -31,6 +31,11 @@ function stats(): unknown {
   }
   let violations = 0;
   const bySource: Record<string, number> = {};
+  // Addresses asked per source: the work each probe host carried (a kept connection carries many sessions' RCPTs).
+  const rcptsBySource: Record<string, number> = {};
+  for (const h of world.hosts.values()) {
+    for (const s of h.sessions) rcptsBySource[s.clientIp] = (rcptsBySource[s.clientIp] ?? 0) + s.commands.filter((c) => /^RCPT\b/i.test(c)).length;
+  }
   const providers = [...byProvider].map(([id, { limit, spans }]) => {
     const perIp = perIpFigures(spans, limit);
     for (const [ip, f] of Object.entries(perIp)) {
@@ -39,7 +44,7 @@ function stats(): unknown {
     }
     return { provider: id, limit, sessions: spans.length, per_ip: perIp };
   });
-  return { sessions, violations, sessions_by_source: bySource, providers };
+  return { sessions, violations, sessions_by_source: bySource, rcpts_by_source: rcptsBySource, providers };
 }
 
 const control = http.createServer((req, res) => {
