@@ -8,6 +8,7 @@ import { createAccount, getAccount } from '@dv/accounts';
 import { COLLECTIONS, LEDGER_IDS, type JobDoc } from '@dv/contracts';
 import { createLogger } from '@dv/runtime';
 import { schedulerConfigSchema } from './config.ts';
+import { SCHEDULER_DEFAULTS } from './defaults.ts';
 import { createSchedulerMetrics } from './metrics.ts';
 import { ResultStore } from './store.ts';
 import { Sweeper } from './sweep.ts';
@@ -26,8 +27,8 @@ afterAll(async () => {
 });
 
 /** One scheduler replica's sweeper; `sizes` records the items of every store call it makes. */
-function replica(): { sweeper: Sweeper; sizes: number[] } {
-  const config = schedulerConfigSchema.parse({ ...FAST_ENV, ...t.env, STORE_BATCH_MAX: String(BATCH) });
+function replica(batch: number = BATCH): { sweeper: Sweeper; sizes: number[] } {
+  const config = schedulerConfigSchema.parse({ ...FAST_ENV, ...t.env, STORE_BATCH_MAX: String(batch) });
   const metrics = createSchedulerMetrics(new Registry());
   const store = new ResultStore({ db: t.db, nc: t.nc, log, metrics, cacheRetentionDays: 30 });
   const sizes: number[] = [];
@@ -64,6 +65,16 @@ async function expectSettledOnce(job: JobDoc, accountId: string, n: number): Pro
 }
 
 describe('the deadline sweep in batches', () => {
+  it('a deadline over 25,000 items settles in batches of the default cap, refunded once', async () => {
+    const n = 25_000;
+    const { job, accountId } = await expiredJob('Large', n);
+    const { sweeper, sizes } = replica(SCHEDULER_DEFAULTS.storeBatchMax);
+    await sweeper.deadlines();
+    expect(sizes.length).toBe(Math.ceil(n / SCHEDULER_DEFAULTS.storeBatchMax));
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(SCHEDULER_DEFAULTS.storeBatchMax);
+    await expectSettledOnce(job, accountId, n);
+  }, 600_000);
+
   it('ends the leftovers in transactions of at most one batch, refunds once and completes the job', async () => {
     const { job, accountId } = await expiredJob('Batches', 8);
     const { sweeper, sizes } = replica();
