@@ -1,8 +1,11 @@
 // `npm run cluster -- up | down | scenario <name> [flags]` (docs/cluster.md).
 //   up [--probes 3]        the cluster with the demo world's list domains; prints URLs and a key; Ctrl-C removes it
 //   down                   removes whatever an earlier run left (namespaces, links, processes)
+//   test                   the fault scenarios (faults.test.ts), ~10 min
 //   scenario scale-out [--addresses 20000] [--domains 300] [--latency 20] [--seed 1] [--probes 1,2,3] [--sessions-per-min 120]
 // Scenarios print their figures; the last line is one JSON object.
+import { join } from 'node:path';
+import { REPO_ROOT } from '../stack/stack.ts';
 import { startCluster } from './cluster.ts';
 import { clusterCustomer } from './jobs.ts';
 import { removeCluster } from './netns.ts';
@@ -47,6 +50,13 @@ async function main(): Promise<void> {
     });
     say('removing the cluster…');
     await cluster.stop();
+    return;
+  }
+  if (command === 'test') {
+    // The fault scenarios (faults.test.ts) under their own vitest config: not part of npm test yet.
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--config', join(REPO_ROOT, 'vitest.cluster.config.ts')], { stdio: 'inherit', cwd: REPO_ROOT });
+    process.exitCode = r.status ?? 1;
     return;
   }
   if (command === 'scenario' && rest[0] === 'scale-out') {

@@ -186,11 +186,18 @@ export class MongoServer extends ProcessServer {
   }
 }
 
-/** A hard-linked copy of the shared prefix (a new directory, so its own wineserver; no disk used). */
+/**
+ * A copy of the shared prefix (a new directory, so its own wineserver). A real copy (copy-on-write
+ * where the file system can), not hard links: files a second wineserver rewrites must not be the
+ * files the shared prefix's running mongod reads (the test stack's mongod exited with an unhandled
+ * exception while the cluster's started on a hard-linked prefix).
+ */
 function ownPrefix(shared: string, own: string): string {
-  if (!existsSync(join(own, 'system.reg'))) {
+  const marker = join(own, '.dv-copied');
+  if (!existsSync(marker)) {
     rmSync(own, { recursive: true, force: true });
-    execFileSync('cp', ['-al', shared, own]);
+    execFileSync('cp', ['-a', '--reflink=auto', shared, own]);
+    writeFileSync(marker, 'a copy of the shared prefix, not hard links\n');
   }
   return own;
 }
