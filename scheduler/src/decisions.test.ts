@@ -8,7 +8,8 @@ import { retryPolicy, schedulerConfigSchema } from './config.ts';
 import { decideAddress, provesCatchAll } from './decide.ts';
 import { downForEveryIp, downForIp, mxDownMarks } from './mx-health.ts';
 import { hostAddress, interpretAddress, interpretMx, interpretMxHosts } from './dns.ts';
-import { rankCandidates, type NodeState } from './fleet.ts';
+import { rankCandidates } from './fleet.ts';
+import { nodeState } from './testing/nodes.ts';
 import { computeLoad } from './load.ts';
 import { limitsFor } from './politeness.ts';
 
@@ -121,18 +122,7 @@ describe('politeness limits', () => {
 });
 
 describe('node ranking', () => {
-  const node = (id: string, more: Partial<NodeState> = {}): NodeState => ({
-    id,
-    sourceIps: [`10.0.0.${id.length}`],
-    capacity: 10,
-    reportedInFlight: 0,
-    assigned: 0,
-    providerHealth: {},
-    lastSeenMs: 0,
-    draining: false,
-    suspectUntilMs: 0,
-    ...more,
-  });
+  const node = nodeState;
   it.each([
     ['more free capacity first', [node('a', { reportedInFlight: 8 }), node('bb')], ['bb', 'a']],
     ['fewer blocks for the provider first', [node('a', { providerHealth: { p: { throttled: 0, blocked: 2 } } }), node('bb', { reportedInFlight: 9 })], ['bb', 'a']],
