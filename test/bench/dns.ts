@@ -26,6 +26,7 @@ import { TOOL_DEFAULTS } from '../../packages/mailsec/src/tools/defaults.ts';
 import { startMailsecWorld } from '../../packages/mailsec/src/testing/world.ts';
 import { nsdServerConf } from './lib/common.ts';
 import { findFreePort } from '../../infra/src/world/index.ts';
+import { ensureCommand } from '../../infra/src/stack/install.ts';
 
 const BENCH = {
   zoneNames: 10_000,
@@ -44,21 +45,9 @@ const BENCH = {
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-function has(cmd: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-}
-
-function ensureTools(): void {
-  const nsd = has('nsd') || has('/usr/sbin/nsd');
-  if (nsd && has('dnsperf')) return;
-  if (process.getuid?.() !== 0) throw new Error('nsd and dnsperf are needed: apt-get install -y dnsperf nsd');
-  log('installing nsd and dnsperf with apt-get ...');
-  const r = spawnSync('apt-get', ['install', '-y', 'dnsperf', 'nsd'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (r.status !== 0) throw new Error('apt-get install dnsperf nsd failed');
-}
-
-function nsdBinary(): string {
-  return has('nsd') ? 'nsd' : '/usr/sbin/nsd';
+// nsd and dnsperf from Debian, installed as the launcher installs its servers (infra's ensureCommand).
+function ensureTools(): { nsd: string; dnsperf: string } {
+  return { nsd: ensureCommand('nsd', 'nsd', log), dnsperf: ensureCommand('dnsperf', 'dnsperf', log) };
 }
 
 function nameAt(i: number): string {
@@ -178,13 +167,13 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
 const round0 = (n: number) => Math.round(n);
 
 async function wireBench(): Promise<{ resolver: number; dnsperf: number; dgram: number; transport: string }> {
-  ensureTools();
+  const tools = ensureTools();
   const dir = mkdtempSync(join(tmpdir(), 'dv-bench-nsd-'));
   let nsd: ChildProcess | undefined;
   try {
     const port = await findFreePort();
     const { conf, queries } = writeFiles(dir, port);
-    nsd = spawn(nsdBinary(), ['-d', '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+    nsd = spawn(tools.nsd, ['-d', '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
     let nsdErr = '';
     nsd.stderr?.on('data', (c: Buffer) => (nsdErr += c.toString()));
     await waitForServer(`127.0.0.1:${port}`).catch((e: Error) => {

@@ -27,10 +27,17 @@ export function ensureCommand(command: string, pkg: string, log: (msg: string) =
   log(`installing ${pkg} with apt-get (one time)…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if (!aptUpdated) {
-    spawnSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
+    spawnSync('apt-get', ['update', '-qq', '-o', 'DPkg::Lock::Timeout=600'], { stdio: 'ignore', env });
     aptUpdated = true;
   }
-  execFileSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'ignore', env });
+  // Test files run in parallel workers and may install packages at the same moment: apt waits for
+  // the other's dpkg lock instead of failing at once (a fresh-clone run lost its stack that way).
+  try {
+    execFileSync('apt-get', ['install', '-y', '-qq', '-o', 'DPkg::Lock::Timeout=600', pkg], { stdio: 'ignore', env });
+  } catch (err) {
+    // Another process may have installed it meanwhile.
+    if (!which(command)) throw err;
+  }
   const installed = which(command);
   if (!installed) throw new Error(`apt-get installed ${pkg} but ${command} is still not on PATH`);
   return installed;
