@@ -45,8 +45,8 @@ export interface PoolOptions {
 interface Idle {
   entry: PooledConnection;
   timer: NodeJS.Timeout;
-  /** The provider table's id for the host (computed once, when the connection goes idle). */
-  provider: string;
+  /** Its (source address, provider) bucket (bucketKey; the provider table's id for the host is computed once, when the connection goes idle). */
+  bucket: string;
 }
 
 /**
@@ -86,10 +86,21 @@ export function poolKey(sourceIp: string | undefined | null, host: string): stri
   return `${sourceIp ?? '*'}|${host.toLowerCase()}`;
 }
 
+/** The idle connections from `sourceIp` to the hosts of one provider: a dial closes its hosts' providers' buckets. */
+function bucketKey(sourceIp: string | undefined | null, provider: string): string {
+  return `${sourceIp ?? '*'}|${provider}`;
+}
+
 export class ConnectionPool {
   private readonly o: PoolOptions;
   /** Insertion order = age order, for eviction. */
   private readonly idle = new Map<string, Idle>();
+  /**
+   * The same connections by (source address, provider), each bucket in age order: a dial closes
+   * its own providers' buckets without a scan of every idle connection (a node keeps up to maxIdle,
+   * across all its source addresses and providers). Kept in step with `idle` by add and remove only.
+   */
+  private readonly buckets = new Map<string, Map<string, Idle>>();
 
   constructor(opts: PoolOptions) {
     this.o = opts;
@@ -102,9 +113,8 @@ export class ConnectionPool {
   /** The idle connection to `host` from `sourceIp`, if a usable one is kept (it leaves the pool). */
   take(sourceIp: string | undefined | null, host: string): PooledConnection | null {
     const key = poolKey(sourceIp, host);
-    const found = this.idle.get(key);
+    const found = this.remove(key);
     if (!found) return null;
-    this.idle.delete(key);
     clearTimeout(found.timer);
     if (!found.entry.conn.reusable) {
       found.entry.conn.destroy();
@@ -121,11 +131,15 @@ export class ConnectionPool {
   async evict(sourceIp: string | undefined | null, hosts: readonly string[]): Promise<void> {
     const closing: Promise<void>[] = [];
     const providers = new Set(hosts.map((host) => providerForMx(host).id));
-    const prefix = poolKey(sourceIp, '');
-    for (const [key, found] of this.idle) {
-      if (!key.startsWith(prefix) || !providers.has(found.provider)) continue;
-      this.idle.delete(key);
-      closing.push(this.close(found));
+    for (const provider of providers) {
+      const bk = bucketKey(sourceIp, provider);
+      const bucket = this.buckets.get(bk);
+      if (!bucket) continue;
+      this.buckets.delete(bk);
+      for (const [key, found] of bucket) {
+        this.idle.delete(key);
+        closing.push(this.close(found));
+      }
     }
     await Promise.all(closing);
   }
@@ -147,20 +161,19 @@ export class ConnectionPool {
     // more sessions can run on it before the error budget refuses it. It takes the other's place at
     // once (no session can slip a third one in between) and the other is closed before this session
     // replies: its politeness slot covers the closing connection, as when this one was QUIT.
-    if (other) this.idle.delete(key);
+    if (other) this.remove(key);
     // Idle, it belongs to no session: no session deadline may cut it (the idle timer does).
     entry.conn.adopt(undefined);
-    const provider = providerForMx(entry.host).id;
+    const bucket = bucketKey(sourceIp, providerForMx(entry.host).id);
     const timer = setTimeout(() => {
-      if (this.idle.get(key)?.entry === entry) this.idle.delete(key);
-      void this.close({ entry, timer, provider });
+      if (this.idle.get(key)?.entry === entry) this.remove(key);
+      void this.close({ entry, timer, bucket });
     }, this.o.idleMs);
     timer.unref();
-    this.idle.set(key, { entry, timer, provider });
+    this.add(key, { entry, timer, bucket });
     while (this.idle.size > this.o.maxIdle) {
-      const [oldestKey, oldest] = this.idle.entries().next().value!;
-      this.idle.delete(oldestKey);
-      void this.close(oldest);
+      const oldestKey: string = this.idle.keys().next().value!;
+      void this.close(this.remove(oldestKey)!);
     }
     if (other) await this.close(other);
   }
@@ -169,7 +182,26 @@ export class ConnectionPool {
   async closeAll(): Promise<void> {
     const all = [...this.idle.values()];
     this.idle.clear();
+    this.buckets.clear();
     await Promise.all(all.map((i) => this.close(i)));
+  }
+
+  private add(key: string, i: Idle): void {
+    this.idle.set(key, i);
+    const bucket = this.buckets.get(i.bucket) ?? new Map<string, Idle>();
+    this.buckets.set(i.bucket, bucket);
+    bucket.set(key, i);
+  }
+
+  /** Takes the idle connection under `key` out of both indexes (not closed). */
+  private remove(key: string): Idle | undefined {
+    const i = this.idle.get(key);
+    if (!i) return undefined;
+    this.idle.delete(key);
+    const bucket = this.buckets.get(i.bucket);
+    bucket?.delete(key);
+    if (bucket?.size === 0) this.buckets.delete(i.bucket);
+    return i;
   }
 
   private async close(i: Idle): Promise<void> {
