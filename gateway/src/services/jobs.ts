@@ -1,14 +1,12 @@
 import { createHash } from 'node:crypto';
-import { MongoBulkWriteError, MongoServerError, type Db } from 'mongodb';
-import { COLLECTIONS, RETENTION_DAYS, itemId, newId, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type JobKind, type JobStatus } from '@dv/contracts';
-import type { Account } from '@dv/accounts';
-import { ApiError, type JetStreamPublisher, type Logger } from '@dv/runtime';
+import { COLLECTIONS, newId, RETENTION_DAYS, type JobDoc, type JobItemDoc, type JobKind, type JobStatus } from '@dv/contracts';
+import { ApiError } from '@dv/runtime';
 import type { Caller } from './auth.ts';
-import { Coalescer } from './coalescer.ts';
 import type { IntakeItem } from './intake.ts';
 import type { Limits } from './limits.ts';
-import { checkCredits, chargeAndInsert, refundCanceled } from './credits.ts';
-import { publishWithRetry, type PublishRetryOptions } from './publish-retry.ts';
+import { checkCredits, refundCanceled } from './credits.ts';
+import { JobPublisher, type JobPublishOptions } from './job-publish.ts';
+import { JobStore } from './job-store.ts';
 
 // Job creation, cancel and reads (docs/data-model.md "Flow of one item" and "Credits"). A job's
 // items are stored first; then the charge, its ledger entry and the job document are one MongoDB
@@ -17,6 +15,11 @@ import { publishWithRetry, type PublishRetryOptions } from './publish-retry.ts';
 // duplicate window is dropped). A job created with an Idempotency-Key carries its hash
 // (JobDoc.idem_key, unique per account): a retry of a request that failed after the charge finds
 // that job and finishes publishing it instead of charging a second one.
+//
+// This file creates (and resumes) jobs, reads and cancels them; writing a job's documents is
+// job-store.ts and publishing its messages job-publish.ts.
+
+export { publishedPrefix } from './job-publish.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -40,20 +43,9 @@ export interface NewJob {
   slotHeld?: boolean;
 }
 
-export interface JobServiceOptions {
-  db: Db;
-  /** Item messages: acked publishes matched on one inbox (cheaper than js.publish per item). */
-  publisher: Pick<JetStreamPublisher, 'publish'>;
+/** Storing and publishing options (job-store.ts, job-publish.ts), and what creating a job adds. */
+export interface JobServiceOptions extends JobPublishOptions {
   limits: Limits;
-  log: Logger;
-  itemInsertBatch: number;
-  /** Batches stored and published at once. */
-  batchConcurrency: number;
-  /** Group commit of free single checks: entries per round trip, round trips in flight. */
-  singleWriteBatchMax: number;
-  singleWriteInFlight: number;
-  /** Item messages are published again with backoff when an ack does not come (publish-retry.ts). */
-  publishRetry: PublishRetryOptions;
   /** An Idempotency-Key finds its earlier job this long (the idempotency window); after that it starts a new one. */
   idempotencyWindowSeconds: number;
 }
@@ -67,65 +59,15 @@ export function idempotencyKeyHash(mode: JobDoc['mode'], key: string): string {
   return createHash('sha256').update(`${mode}\n${key}`).digest('base64url');
 }
 
-function isDuplicateKey(err: unknown): boolean {
-  return err instanceof MongoServerError && err.code === 11000;
-}
-
-/** Per entry of an unordered insertMany of n documents: undefined when stored, else its Error. */
-async function settleEach(n: number, write: Promise<unknown>): Promise<Array<Error | undefined>> {
-  const out: Array<Error | undefined> = new Array<Error | undefined>(n).fill(undefined);
-  try {
-    await write;
-  } catch (err) {
-    if (!(err instanceof MongoBulkWriteError)) throw err;
-    const list = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-    for (const we of list) out[we.index] = new Error(we.errmsg ?? 'write refused');
-  }
-  return out;
-}
-
-/**
- * How far from the start a job's items are all published, given the batches (by first seq) acked
- * so far: batches finish out of order when several run at once, and the mark may only cover an
- * unbroken run from seq 0.
- */
-export function publishedPrefix(finishedStarts: ReadonlySet<number>, from: number, batch: number, total: number): number {
-  let prefix = from;
-  while (prefix < total && finishedStarts.has(prefix)) prefix = Math.min(total, prefix + batch);
-  return prefix;
-}
-
 export class JobService {
   private readonly o: JobServiceOptions;
-  /** Free single checks: their job and item documents, many requests per round trip. */
-  private readonly singleInserts: Coalescer<{ job: JobDoc; item: JobItemDoc }, undefined>;
-  /** ...and their published marks (JobDoc.unpublished cleared), many jobs per round trip. */
-  private readonly publishedMarks: Coalescer<string, undefined>;
+  private readonly store: JobStore;
+  private readonly publisher: JobPublisher;
 
   constructor(opts: JobServiceOptions) {
     this.o = opts;
-    const group = { maxBatch: opts.singleWriteBatchMax, maxInFlight: opts.singleWriteInFlight };
-    this.singleInserts = new Coalescer({
-      ...group,
-      flush: async (batch) => {
-        const [jobs, items] = await Promise.all([
-          settleEach(batch.length, this.jobs.insertMany(batch.map((b) => b.job), { ordered: false })),
-          settleEach(batch.length, this.items.insertMany(batch.map((b) => b.item), { ordered: false })),
-        ]);
-        // A job whose item was refused must not stay behind running forever: take it back, so
-        // the caller's failure means nothing was stored (its slot is released).
-        const orphans = batch.filter((_, i) => !jobs[i] && items[i]).map((b) => b.job._id);
-        if (orphans.length > 0) await this.jobs.deleteMany({ _id: { $in: orphans } });
-        return batch.map((_, i) => jobs[i] ?? items[i]);
-      },
-    });
-    this.publishedMarks = new Coalescer({
-      ...group,
-      flush: async (ids) => {
-        await this.jobs.updateMany({ _id: { $in: ids } }, { $set: { unpublished: null } });
-        return ids.map(() => undefined);
-      },
-    });
+    this.store = new JobStore(opts);
+    this.publisher = new JobPublisher(opts);
   }
 
   private get jobs() {
@@ -198,26 +140,26 @@ export class JobService {
       if (spec.kind === 'single' && !live && n === 1 && !idemKey) {
         // A free single check (sandbox), the hot path: job and item go in together, grouped with
         // other requests' (group commit); the message still follows only once both are stored.
-        await this.singleInserts.add({ job, item: this.itemDoc(job, spec.items[0]!, 0) });
+        await this.store.insertSingle(job, spec.items[0]!);
         stored = 'yes';
-        await this.publish(job, spec.items.map((it, seq) => ({ seq, email: it.email })));
-        this.markLater(this.publishedMarks.add(job._id));
+        await this.publisher.publish(job, spec.items.map((it, seq) => ({ seq, email: it.email })));
+        this.publisher.markPublishedSoon(job._id);
       } else {
         // Items before the charge: a paid job always holds every item it was paid for. A list the
         // account cannot pay for is refused before its items are written (the charge re-checks).
         if (live && n > 1) await checkCredits(this.o.db, account._id, n);
-        await this.storeItems(job, spec.items);
-        const outcome = await this.insertJob(account, job, live && n > 0);
+        await this.store.storeItems(job, spec.items);
+        const outcome = await this.store.insertJob(account, job, live && n > 0);
         if (outcome !== 'stored') {
           // Another request with this key stored its job first (a duplicate outliving the
           // pending record): that one stands, ours goes.
-          await this.dropItems(jobId);
+          await this.store.dropItems(jobId);
           await releaseDaily();
           await this.o.limits.releaseSlot(account._id, spec.kind, jobId);
           return this.resume(outcome);
         }
         stored = 'yes';
-        await this.publishItems(job, spec.items.map((it, seq) => ({ seq, email: it.email })));
+        await this.publisher.publishItems(job, spec.items.map((it, seq) => ({ seq, email: it.email })));
       }
     } catch (err) {
       if (stored === 'no' && (err as { jobStored?: unknown }).jobStored === 'unknown') stored = 'unknown';
@@ -225,7 +167,7 @@ export class JobService {
       if (stored === 'no') {
         await releaseDaily();
         await this.o.limits.releaseSlot(account._id, spec.kind, jobId);
-        await this.dropItems(jobId);
+        await this.store.dropItems(jobId);
       }
       throw err;
     }
@@ -250,135 +192,11 @@ export class JobService {
   private async resume(job: JobDoc): Promise<JobDoc> {
     if (job.status !== 'running' || !job.unpublished) return job;
     const rest = await this.items.find({ job_id: job._id, seq: { $gte: job.unpublished.from_seq }, state: 'queued' }, { projection: { seq: 1, email: 1 } }).sort({ seq: 1 }).toArray();
-    await this.publish(job, rest);
-    await this.markPublished(job, job.total);
+    await this.publisher.publish(job, rest);
+    await this.publisher.markPublished(job, job.total);
     this.o.log.info({ job_id: job._id, republished: rest.length }, 'idempotent retry resumed its job');
     return (await this.jobs.findOne({ _id: job._id })) ?? job;
   }
-
-  /**
-   * The job document, with its charge when paid. 'stored', or the job that already holds this
-   * Idempotency-Key. An error whose commit may have happened anyway (the connection failed after
-   * MongoDB committed) is checked against the job document; when even that cannot be read the
-   * error is marked `jobStored: 'unknown'`.
-   */
-  private async insertJob(account: Account, job: JobDoc, charge: boolean): Promise<'stored' | JobDoc> {
-    try {
-      if (charge) await chargeAndInsert(this.o.db, account, job, job.total);
-      else await this.jobs.insertOne(job);
-      return 'stored';
-    } catch (err) {
-      if (err instanceof ApiError) throw err;
-      if (isDuplicateKey(err) && job.idem_key) {
-        const holder = await this.jobs.findOne({ account_id: job.account_id, idem_key: job.idem_key });
-        if (holder && holder._id !== job._id) return holder;
-      }
-      const found = await this.jobs.findOne({ _id: job._id }, { projection: { _id: 1 } }).then(
-        (doc) => (doc ? 'yes' : 'no'),
-        () => 'unknown' as const,
-      );
-      if (found === 'yes') return 'stored';
-      if (found === 'unknown') Object.assign(err as object, { jobStored: 'unknown' });
-      throw err;
-    }
-  }
-
-  /** Items of a job that was never stored (best effort: left over, they are inert and expire). */
-  private async dropItems(jobId: string): Promise<void> {
-    await this.items.deleteMany({ job_id: jobId }).catch((err: Error) => this.o.log.debug({ job_id: jobId, err: err.message }, 'could not drop the items of a job never stored'));
-  }
-
-  /** Items go in batches, a few at a time (batchConcurrency), before the job document exists. */
-  private async storeItems(job: JobDoc, items: IntakeItem[]): Promise<void> {
-    const batch = this.o.itemInsertBatch;
-    let next = 0;
-    const worker = async () => {
-      while (next < items.length) {
-        const start = next;
-        next += batch;
-        await this.items.insertMany(items.slice(start, start + batch).map((it, i) => this.itemDoc(job, it, start + i)), { ordered: false });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.o.batchConcurrency, Math.ceil(items.length / batch)) }, worker));
-  }
-
-  /**
-   * Messages go in batches, a few at a time. As batches finish, the job's mark moves past every
-   * batch finished so far from the start (JobDoc.unpublished), one update per batch, in order.
-   */
-  private async publishItems(job: JobDoc, items: ReadonlyArray<{ seq: number; email: string }>): Promise<void> {
-    const batch = this.o.itemInsertBatch;
-    const starts: number[] = [];
-    for (let s = 0; s < items.length; s += batch) starts.push(s);
-    const finished = new Set<number>();
-    let prefix = 0;
-    let marks: Promise<void> = Promise.resolve();
-    let next = 0;
-    const worker = async () => {
-      while (next < starts.length) {
-        const start = starts[next++]!;
-        await this.publish(job, items.slice(start, start + batch));
-        finished.add(start);
-        const before = prefix;
-        prefix = publishedPrefix(finished, prefix, batch, items.length);
-        if (prefix > before) {
-          const through = prefix;
-          // A failed mark must not stop later ones (each is logged by markLater).
-          marks = marks.catch(() => undefined).then(() => this.markPublished(job, through));
-          this.markLater(marks);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.o.batchConcurrency, starts.length) }, worker));
-  }
-
-  private itemDoc(job: JobDoc, it: IntakeItem, seq: number): JobItemDoc {
-    return {
-      _id: itemId(job._id, seq),
-      job_id: job._id,
-      account_id: job.account_id,
-      seq,
-      email: it.email,
-      ref: it.ref,
-      meta: it.meta,
-      state: 'queued',
-      result: null,
-      attempts: 0,
-      next_attempt_at: null,
-      source_ip: null,
-      created_at: job.created_at,
-      updated_at: job.created_at,
-      expires_at: job.expires_at,
-    };
-  }
-
-  /**
-   * A `published` mark only spares the scheduler's sweep a needless republish (the message id makes
-   * that harmless anyway), so no answer waits for it; a failed mark is left to the sweep.
-   */
-  private markLater(mark: Promise<unknown>): void {
-    void mark.catch((err: Error) => this.o.log.debug({ err: err.message }, 'published mark failed; the sweep will republish'));
-  }
-
-  /**
-   * Every message below `through` was acked: the scheduler's sweep republishes only from there, and
-   * only for a job whose mark has not moved for a minute (its gateway died part-way). Monotonic
-   * ($max), and never brought back once cleared.
-   */
-  private async markPublished(job: JobDoc, through: number): Promise<void> {
-    if (through >= job.total) {
-      await this.jobs.updateOne({ _id: job._id }, { $set: { unpublished: null } });
-      return;
-    }
-    await this.jobs.updateOne({ _id: job._id, unpublished: { $type: 'object' } }, { $max: { 'unpublished.from_seq': through }, $set: { 'unpublished.at': new Date() } });
-  }
-
-  private async publish(job: JobDoc, items: ReadonlyArray<{ seq: number; email: string }>): Promise<void> {
-    const subject = verifySubjectFor(job);
-    const enqueuedAt = job.created_at.toISOString();
-    await Promise.all(items.map((it) => publishWithRetry(this.o.publisher, subject, JSON.stringify(verifyItemMessageFor(job, it, enqueuedAt)), itemId(job._id, it.seq), this.o.publishRetry)));
-  }
-
 
   async get(accountId: string, jobId: string): Promise<JobDoc | null> {
     return this.jobs.findOne({ _id: jobId, account_id: accountId });
