@@ -67,6 +67,14 @@ type ScanStart = Pick<CorpusDomainDoc, '_id' | 'last_slot' | 'watchers' | 'last_
 /** Messages in hand at most, as a multiple of the concurrency: scans waiting to be stored included. */
 const STORE_BACKLOG = 3;
 
+/**
+ * Rescan messages pulled ahead of the scan places, as a fraction of them: a pull goes out only once
+ * that many places are free, so a freed place finds its next message waiting, and each pull carries
+ * a batch. A pull costs a subscription, a request, timers and an unsubscribe whatever it carries;
+ * pulling the one or two places a finished scan frees was a pull per message or so.
+ */
+const RESCAN_PREFETCH = 0.25;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class ScanWorker {
@@ -84,6 +92,8 @@ export class ScanWorker {
   private scanning = 0;
   /** Scans done, waiting for their store. */
   private storing = 0;
+  /** Scan places rescans may take: the rest are kept for priority scans (set at start). */
+  private rescanPlaces = Infinity;
   private stopped = false;
   private keepAlive: NodeJS.Timeout | null = null;
   /** Per consumer, read from the server at start: tests and operators may change them. */
@@ -128,8 +138,10 @@ export class ScanWorker {
     this.keepAlive = setInterval(() => this.touch(), Math.max(100, ackWaitMs / 3));
     const c = this.d.config;
     const reserve = Math.min(c.PORTFOLIO_SCAN_PRIORITY_RESERVE, c.PORTFOLIO_SCAN_CONCURRENCY - 1);
-    this.loops.push(this.loop('priority', consumers.priority, c.PORTFOLIO_SCAN_CONCURRENCY));
-    this.loops.push(this.loop('rescan', consumers.rescan, c.PORTFOLIO_SCAN_CONCURRENCY - reserve));
+    this.loops.push(this.loop('priority', consumers.priority, c.PORTFOLIO_SCAN_CONCURRENCY, 0));
+    const rescanLimit = c.PORTFOLIO_SCAN_CONCURRENCY - reserve;
+    this.rescanPlaces = rescanLimit;
+    this.loops.push(this.loop('rescan', consumers.rescan, rescanLimit, Math.floor(rescanLimit * RESCAN_PREFETCH)));
   }
 
   /**
@@ -192,18 +204,23 @@ export class ScanWorker {
    * loop's long poll. Both may fill at once, so up to 2 x concurrency messages can be waiting or
    * scanning, plus those waiting for their store (at most STORE_BACKLOG x concurrency in hand in
    * all); scans never run more than `concurrency` at once (pump), the rest wait here, priority first.
+   * `prefetch` more may wait beyond the limit; a pull then goes out only for at least that many.
    */
-  private async loop(priority: ScanPriority, consumer: Consumer, limit: number): Promise<void> {
+  private async loop(priority: ScanPriority, consumer: Consumer, limit: number, prefetch: number): Promise<void> {
     while (!this.stopped) {
       // Scans waiting for their store no longer count against the limit (they hold no scan place),
       // but what is in hand stays bounded: at most STORE_BACKLOG x concurrency messages.
-      const inHand = this.held.size - this.storing;
+      // Rescans pulled ahead and waiting for a place do not keep priority messages out.
+      const inHand = this.held.size - this.storing - (priority === 'priority' ? this.waiting.rescan.length : 0);
       const cap = STORE_BACKLOG * this.d.config.PORTFOLIO_SCAN_CONCURRENCY - this.held.size;
-      const room = Math.min(limit - inHand, cap) - this.reserved[priority];
-      if (room <= 0) {
+      const room = Math.min(limit + prefetch - inHand, cap) - this.reserved[priority];
+      if (room <= 0 || room < Math.min(prefetch, cap)) {
         await new Promise<void>((resolve) => {
-          this.wake = resolve;
-          setTimeout(resolve, 100);
+          const timer = setTimeout(resolve, 100);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
         });
         continue;
       }
@@ -245,13 +262,13 @@ export class ScanWorker {
   }
 
   /**
-   * Starts waiting scans while places are free, priority first. A scan gives its place back when its
+   * Starts waiting scans while places are free, priority first (rescans leave the priority reserve free). A scan gives its place back when its
    * DNS work is done: its store (grouped with others, a MongoDB transaction away) then waits
    * outside the limit, so slow stores do not leave places idle.
    */
   private pump(): void {
     while (this.scanning < this.d.config.PORTFOLIO_SCAN_CONCURRENCY && !this.stopped) {
-      const h = this.waiting.priority.shift() ?? this.waiting.rescan.shift();
+      const h = this.waiting.priority.shift() ?? (this.scanning < this.rescanPlaces ? this.waiting.rescan.shift() : undefined);
       if (!h) return;
       this.scanning++;
       let placeHeld = true;
