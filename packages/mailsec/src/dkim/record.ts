@@ -1,5 +1,6 @@
 // DKIM key records (RFC 6376 3.6.1, RFC 8463 for ed25519): tags, key type and size. Pure.
 import { createPublicKey } from 'node:crypto';
+import { rsaModulusBits } from './rsa-der.ts';
 
 export interface DkimKey {
   /** k= (default rsa). */
@@ -63,6 +64,9 @@ export function keyBits(keyType: string, base64: string): number | null {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return null;
   const der = Buffer.from(base64, 'base64');
   if (keyType === 'ed25519') return der.length === 32 ? 256 : null;
+  // The common shape without OpenSSL (rsa-der.ts); the rest as before.
+  const fast = rsaModulusBits(der);
+  if (fast !== undefined) return fast;
   for (const type of ['spki', 'pkcs1'] as const) {
     try {
       const key = createPublicKey({ key: der, format: 'der', type });
