@@ -72,7 +72,10 @@ export class PoliteResolver implements Resolver {
 
   /** The operator a name is charged to (learning its zone's NS when not known). */
   async operatorOf(name: string): Promise<Operator> {
-    const zone = zoneOf(name.toLowerCase().replace(/\.$/, ''));
+    return this.#operatorOfZone(zoneOf(name.toLowerCase().replace(/\.$/, '')));
+  }
+
+  async #operatorOfZone(zone: string): Promise<Operator> {
     const known = this.#zones.get(zone);
     if (known) return known.value;
     const ns = await this.resolve(zone, 'NS');
@@ -86,7 +89,7 @@ export class PoliteResolver implements Resolver {
     // operator once the answer names it: the operator's average stays within its budget, and the
     // burst is bounded by the new zones of one operator a worker starts at once (see the docs).
     const ownNs = type === 'NS' && zone === qname;
-    const operator = ownNs ? (this.#zones.get(zone)?.value ?? null) : await this.operatorOf(qname);
+    const operator = ownNs ? (this.#zones.get(zone)?.value ?? null) : await this.#operatorOfZone(zone);
     const result = await this.#send(name, type, operator);
     if (!isDnsFailure(result.rcode)) this.#answers.set(`${qname}|${type}`, result, Math.min(result.ttl, this.#o.answerCacheMaxTtlS));
     if (ownNs) {

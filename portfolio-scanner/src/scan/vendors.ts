@@ -54,13 +54,16 @@ export const VENDOR_DKIM_SELECTORS: readonly string[] = DKIM_SELECTORS.filter((s
  */
 export function targetedDkimSelectors(vendorNames: readonly string[]): string[] {
   const keys = new Set(vendorNames.map(vendorKey));
-  return VENDOR_DKIM_SELECTORS.filter((s) => {
-    const provider = dkimProvider(s, [])?.provider;
-    return provider !== undefined && keys.has(vendorKey(provider));
-  });
+  return VENDOR_SELECTOR_KEYS.filter(([, key]) => keys.has(key)).map(([selector]) => selector);
 }
 
 const VENDOR_KEY_ALIASES: Readonly<Record<string, string>> = { freshdesk: 'freshworks' };
+
+/** Each vendor selector with its vendor's key, once (every rescan asks; the table does not change). */
+const VENDOR_SELECTOR_KEYS: readonly (readonly [string, string])[] = VENDOR_DKIM_SELECTORS.flatMap((s) => {
+  const provider = dkimProvider(s, [])?.provider;
+  return provider === undefined ? [] : [[s, vendorKey(provider)] as const];
+});
 
 function vendorKey(name: string): string {
   const word = /[a-z0-9]+/.exec(name.toLowerCase())?.[0] ?? '';
