@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, KV_BUCKETS, SUBJECTS, cacheId, type CacheDoc, type JobDoc, type JobItemDoc } from '@dv/contracts';
+import { COLLECTIONS, CONSUMERS, KV_BUCKETS, SUBJECTS, cacheId, type CacheDoc, type JobDoc, type JobItemDoc } from '@dv/contracts';
 import { revokeApiKey, type Account } from '@dv/accounts';
 import { sandboxResult } from '@dv/verdict';
 import { Kvm } from '@nats-io/kv';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { downloadSignature } from '@dv/notify';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from './testing/harness.ts';
+import { until } from '../../test/helpers.ts';
 
 // Every endpoint's happy path and the spec's error table, against real NATS (private), Redis and
 // MongoDB, with the fake scheduler answering items as the real one stores them.
@@ -411,6 +412,14 @@ describe('reads', () => {
   });
 
   it('GET /v1/status: fallback figures, then the scheduler figures from the LOAD bucket', async () => {
+    // The fake scheduler answers the single checks earlier tests queued; on a loaded machine some
+    // may still wait, and four waiting singles make the fallback say busy (load-fallback.test.ts).
+    const jsm = await jetstreamManager(h.nc);
+    const single = CONSUMERS.find((c) => c.stream === 'VERIFY' && c.filterSubject.endsWith('single'))!;
+    await until(async () => {
+      const info = await jsm.consumers.info(single.stream, single.durable);
+      return info.num_pending + info.num_ack_pending === 0;
+    }, 30_000, 'earlier single checks answered');
     const r = await call(h.url, '/v1/status', { key: a.sandbox });
     expect(r.body).toMatchObject({ load: 'normal', source: 'fallback', queue: { depth: expect.any(Number) }, advice: expect.any(String) });
     const kv = await new Kvm(h.nc).open(KV_BUCKETS[0]!.bucket);

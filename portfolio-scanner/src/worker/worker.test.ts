@@ -1,7 +1,7 @@
 // Scan workers against real NATS (a private nats-server), MongoDB and the simulated DNS world:
 // priority scans within seconds, once per slot whatever the number of workers and copies of a
 // message, crash recovery without duplicate change records, failure backoff and give-up, drain.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Registry } from 'prom-client';
 import { COLLECTIONS, type ChangeDoc, type CorpusDomainDoc, type PortfolioScanMessage } from '@dv/contracts';
@@ -19,6 +19,9 @@ let h: ScanHarness;
 beforeAll(async () => {
   h = await startScanHarness('worker');
 }, 60_000);
+afterEach(async () => {
+  await h?.killWorkers();
+});
 afterAll(async () => {
   await h?.stop();
 });
@@ -174,18 +177,27 @@ describe('scan workers', () => {
   it('drain: a scan that finishes within the budget is acked, one that does not is given back at once', async () => {
     const [quick, stuck] = ['drain-quick.example.test', 'drain-stuck.example.test'];
     await addDomains(h.db, 'acc_drain', [quick, stuck], { intervalS: INTERVAL_S });
+    // The quick scan is held until both are in hand, however slowly the machine hands the worker
+    // its messages, and let go as the drain begins.
+    let begun = 0;
+    let letQuickGo!: () => void;
+    const quickMayEnd = new Promise<void>((r) => (letQuickGo = r));
     const a = await h.startWorker({
       scanDomain: async (domain) => {
+        begun++;
         if (domain === stuck) return never();
+        await quickMayEnd;
         await new Promise((r) => setTimeout(r, 100));
         return outcome(new Date());
       },
     });
     await requestScan(h.nc, [quick, stuck], { intervalS: INTERVAL_S });
-    await until(() => a.worker.inFlight === 2, 5_000, 'both in hand');
-    const heldAt = Date.now();
+    await until(() => begun === 2, 15_000, 'both scans begun');
+    expect(a.worker.inFlight).toBe(2);
     // Waiting already, so it takes the given-back message the moment it returns.
     const b = await h.startWorker();
+    const heldAt = Date.now();
+    letQuickGo();
     await a.stop(500);
     expect(await scanCount(quick)).toBe(1);
     // Given back (nak), not left to expire: taken well before the ack wait would have run out.

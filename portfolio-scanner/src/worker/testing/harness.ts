@@ -61,6 +61,8 @@ export interface ScanHarness {
   logDir: string;
   startWorker(opts?: { config?: Partial<ScanWorkerConfig>; scanDomain?: ScanWorkerDeps['scanDomain']; storeScan?: ScanWorkerDeps['storeScan'] }): Promise<RunningWorker>;
   startPlanner(config?: Partial<PlannerConfig>, opts?: { start?: boolean }): Promise<{ planner: Planner; stop(): Promise<void>; kill(): void }>;
+  /** Kills every worker still running (afterEach: a failed test's worker must not take the next test's messages). */
+  killWorkers(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
   const world = await startPortfolioWorld();
   const log = createLogger('portfolio-test', 'error');
   const cleanups: Array<() => Promise<unknown>> = [];
+  const workers: RunningWorker[] = [];
   const redisPrefix = `t:${tag}:`;
 
   return {
@@ -125,6 +128,7 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
         }),
       };
       cleanups.push(() => running.kill());
+      workers.push(running);
       return running;
     },
     async startPlanner(config = {}, opts = {}) {
@@ -169,6 +173,9 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
       };
       cleanups.push(p.stop);
       return p;
+    },
+    async killWorkers() {
+      for (const w of workers.splice(0)) await w.kill().catch(() => undefined);
     },
     async stop() {
       for (const c of cleanups.reverse()) await c().catch(() => undefined);
