@@ -97,6 +97,13 @@ export const PORTFOLIO_DEFAULTS = {
   storeBatchMax: 100,
   /** Store transactions of one worker running at once (more groups, smaller, when MongoDB is fast). */
   storeBatchesInFlight: 2,
+  /** A store group waits this long after its first scan for others to join (none once storeBatchMax wait):
+   * a transaction is four MongoDB commands whatever it holds, each costing the worker CPU, and a
+   * worker's scans finish tens of milliseconds apart; only the ack waits, the scan place is free. */
+  storeBatchLingerMs: 50,
+  /** The same for the reads of the corpus documents of scans about to start (one command a group);
+   * a scan waits this long at most before its DNS work. */
+  scanReadLingerMs: 10,
   /** Backoff of a failed scan: first delay, doubled per delivery, capped. */
   scanRetryBaseMs: 5_000,
   scanRetryMaxMs: 300_000,

@@ -38,6 +38,26 @@ describe('Batcher (grouped stores)', () => {
     expect(groups).toEqual([['a'], ['b'], ['c', 'd', 'e'], ['f', 'g']]);
   });
 
+  it('with lingerMs, a group waits that long after its first item for others, and no longer once maxBatch wait', async () => {
+    const groups: string[][] = [];
+    const b = new Batcher(async (scans: readonly ScanToStore[]) => {
+      groups.push(scans.map((s) => s.domain));
+      return scans.map(() => ({ stored: true, changes: [] }) as StoreScanResult);
+    }, { maxBatch: 3, maxInFlight: 2, lingerMs: 40 });
+    const t0 = performance.now();
+    const first = b.add(scan('a'));
+    await new Promise((r) => setTimeout(r, 10));
+    const second = b.add(scan('b'));
+    expect(groups).toEqual([]);
+    await Promise.all([first, second]);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(35);
+    expect(groups).toEqual([['a', 'b']]);
+    // maxBatch waiting: they leave at once.
+    const full = ['c', 'd', 'e'].map((d) => b.add(scan(d)));
+    expect(groups).toEqual([['a', 'b'], ['c', 'd', 'e']]);
+    await Promise.all(full);
+  });
+
   it('a failing group is stored one by one: only the failing scan is rejected', async () => {
     const { store, groups, openAll } = scripted('bad');
     const b = new Batcher(store, { maxBatch: 10, maxInFlight: 1 });

@@ -108,7 +108,7 @@ export class ScanWorker {
     this.d = deps;
     this.m = scanMetrics(deps.registry);
     const grouping = { maxBatch: PORTFOLIO_DEFAULTS.storeBatchMax, maxInFlight: PORTFOLIO_DEFAULTS.storeBatchesInFlight };
-    this.stores = new Batcher((scans) => storeScans(deps.db, scans, { intervalS: deps.config.PORTFOLIO_RESCAN_INTERVAL_S }), grouping);
+    this.stores = new Batcher((scans) => storeScans(deps.db, scans, { intervalS: deps.config.PORTFOLIO_RESCAN_INTERVAL_S }), { ...grouping, lingerMs: PORTFOLIO_DEFAULTS.storeBatchLingerMs });
     this.reads = new Batcher(async (domains) => {
       const docs = await deps.db
         .collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name)
@@ -116,7 +116,7 @@ export class ScanWorker {
         .toArray();
       const byId = new Map(docs.map((d) => [d._id, d as ScanStart]));
       return domains.map((d) => byId.get(d) ?? null);
-    }, grouping);
+    }, { ...grouping, lingerMs: PORTFOLIO_DEFAULTS.scanReadLingerMs });
   }
 
   /** Scans in hand. */
