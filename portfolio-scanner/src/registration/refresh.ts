@@ -1,6 +1,7 @@
 // Registration data on its own schedule: one lookup per domain (mailsec's lookupWhois: RDAP, else
 // port 43), stored in portfolio_whois with the next due time; what is due, claimed so replicas do
 // not look up one domain twice; and the domains the corpus watches that have no record yet.
+import { randomInt } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { COLLECTIONS, type CorpusDomainDoc, type WhoisDoc } from '@dv/contracts';
 import { lookupWhois, type FetchOptions, type FetchOutcome, type WhoisDeps } from '@dv/mailsec';
@@ -77,17 +78,19 @@ export async function refreshRegistration(db: Db, domain: string, deps: Registra
 /**
  * Domains whose registration data is due, oldest due first, each claimed for `claimMs` (its due
  * time moved on) so another replica's call does not return it too; a lookup that dies leaves the
- * domain due again after the claim.
+ * domain due again after the claim. One update claims them all (it was one per domain, a MongoDB
+ * command each); the claim time carries a random part of up to a tenth of claimMs, so when another
+ * replica took some of them at once, the ones this call took are those holding its claim time.
  */
 export async function dueRegistrations(db: Db, now: Date, limit: number, claimMs = 10 * 60_000): Promise<string[]> {
-  const candidates = await whoisColl(db).find({ next_fetch_at: { $lte: now } }, { projection: { _id: 1, next_fetch_at: 1 } }).sort({ next_fetch_at: 1 }).limit(limit).toArray();
-  const claimedUntil = new Date(now.getTime() + claimMs);
-  const claimed: string[] = [];
-  for (const c of candidates) {
-    const res = await whoisColl(db).updateOne({ _id: c._id, next_fetch_at: c.next_fetch_at }, { $set: { next_fetch_at: claimedUntil } });
-    if (res.modifiedCount === 1) claimed.push(c._id);
-  }
-  return claimed;
+  const candidates = await whoisColl(db).find({ next_fetch_at: { $lte: now } }, { projection: { _id: 1 } }).sort({ next_fetch_at: 1 }).limit(limit).toArray();
+  if (candidates.length === 0) return [];
+  const ids = candidates.map((c) => c._id);
+  const claimedUntil = new Date(now.getTime() + claimMs + randomInt(Math.max(1, Math.floor(claimMs / 10))));
+  const res = await whoisColl(db).updateMany({ _id: { $in: ids }, next_fetch_at: { $lte: now } }, { $set: { next_fetch_at: claimedUntil } });
+  if (res.modifiedCount === ids.length) return ids;
+  const mine = new Set((await whoisColl(db).find({ _id: { $in: ids }, next_fetch_at: claimedUntil }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+  return ids.filter((id) => mine.has(id));
 }
 
 /**

@@ -2,7 +2,9 @@
 // ships a subset of IANA's files (data/rdap-*.json); with RDAP_BOOTSTRAP_URL set it fetches the
 // domain file from there and the ipv4/ipv6 files from the same directory (IANA publishes
 // dns.json, ipv4.json and ipv6.json side by side), refetching after `refreshMs`. A failed fetch
-// keeps the data it had. The hosts of every base URL known are the only hosts RDAP requests go to.
+// keeps the data it had and is tried again after `retryMs`, not on every lookup (three requests
+// each: a bulk registration refresh would hammer an unreachable bootstrap host). The hosts of every
+// base URL known are the only hosts RDAP requests go to.
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { fetchJson, type FetchLimits } from './http.ts';
@@ -34,14 +36,19 @@ export interface RdapBootstrapOptions {
   /** The dns.json URL; absent = shipped data only. */
   url?: string;
   refreshMs: number;
+  /** After a failed fetch of the domain file, how long lookups use the data already held before it is fetched again (default 60 s). */
+  retryMs?: number;
   limits: FetchLimits;
   nowMs?: () => number;
 }
+
+const DEFAULT_RETRY_MS = 60_000;
 
 export class RdapBootstrap {
   readonly #options: RdapBootstrapOptions;
   #tables: Tables = SHIPPED_BOOTSTRAP;
   #fetchedAtMs = -Infinity;
+  #failedAtMs = -Infinity;
   #loading: Promise<void> | undefined;
 
   constructor(options: RdapBootstrapOptions) {
@@ -97,6 +104,7 @@ export class RdapBootstrap {
     if (!url) return;
     const now = (this.#options.nowMs ?? Date.now)();
     if (now - this.#fetchedAtMs < this.#options.refreshMs) return;
+    if (now - this.#failedAtMs < (this.#options.retryMs ?? DEFAULT_RETRY_MS)) return;
     this.#loading ??= this.#load(url, now).finally(() => {
       this.#loading = undefined;
     });
@@ -111,8 +119,9 @@ export class RdapBootstrap {
     };
     const [dns, ipv4, ipv6] = await Promise.all([get(url), get(new URL('ipv4.json', url).href), get(new URL('ipv6.json', url).href)]);
     this.#tables = { dns: dns ?? this.#tables.dns, ipv4: ipv4 ?? this.#tables.ipv4, ipv6: ipv6 ?? this.#tables.ipv6 };
-    // A failed domain file is retried on the next lookup rather than after a whole refresh period.
+    // A failed domain file is retried after retryMs rather than after a whole refresh period.
     if (dns) this.#fetchedAtMs = now;
+    else this.#failedAtMs = now;
   }
 }
 

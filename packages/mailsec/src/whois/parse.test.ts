@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RdapBootstrap } from './bootstrap.ts';
 import { parseWhoisText } from './parse.ts';
@@ -57,5 +59,31 @@ describe('RdapBootstrap (shipped data)', () => {
     expect(await b.ipBaseUrls('8.8.8.8')).toEqual(['https://rdap.arin.net/registry/']);
     expect(await b.ipBaseUrls('2a00:1450::1')).toEqual(['https://rdap.db.ripe.net/']);
     expect(b.allowedHosts().has('rdap.verisign.com')).toBe(true);
+  });
+});
+
+describe('RdapBootstrap (fetched)', () => {
+  it('a failed fetch keeps the shipped data and is tried again after retryMs, not on every lookup', async () => {
+    let requests = 0;
+    const server = http.createServer((_req, res) => {
+      requests++;
+      res.writeHead(503).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      let now = 0;
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/dns.json`;
+      const b = new RdapBootstrap({ url, refreshMs: 86_400_000, retryMs: 60_000, limits: { timeoutMs: 2000, maxBytes: 100_000 }, nowMs: () => now });
+      expect(await b.domainBaseUrls('example.com')).toEqual(['https://rdap.verisign.com/com/v1/']);
+      expect(requests).toBe(3); // dns.json, ipv4.json, ipv6.json
+      now = 59_000;
+      await b.domainBaseUrls('example.com');
+      expect(requests).toBe(3);
+      now = 60_000;
+      await b.domainBaseUrls('example.com');
+      expect(requests).toBe(6);
+    } finally {
+      server.close();
+    }
   });
 });
