@@ -123,9 +123,10 @@ export function requestIds(log: Logger): (req: Request, res: Response, next: Nex
     res.setHeader(REQUEST_ID_HEADER, id);
     const t0 = performance.now();
     res.on('finish', () => {
-      const line = { request_id: id, method: req.method, route: routeTemplate(req), status: res.statusCode, ms: Math.round(performance.now() - t0) };
-      if (OPERATIONAL_PATHS.has(req.path)) log.debug(line, 'http request');
-      else log.info(line, 'http request');
+      const level = OPERATIONAL_PATHS.has(req.path) ? 'debug' : 'info';
+      // Below LOG_LEVEL the line is not even built (every request passes here).
+      if (!log.isLevelEnabled(level)) return;
+      log[level]({ request_id: id, method: req.method, route: routeTemplate(req), status: res.statusCode, ms: Math.round(performance.now() - t0) }, 'http request');
     });
     withRequestId(id, next);
   };

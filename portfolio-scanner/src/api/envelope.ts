@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { sendPrivateJson, type RouteReply, type ValidationIssue } from '@dv/runtime';
+import { sendPrivateJson, writeJson, type RouteReply, type ValidationIssue } from '@dv/runtime';
 import type { Logger } from '@dv/runtime';
 import { PortfolioError } from './errors.ts';
 
@@ -49,5 +49,5 @@ export function sendError(res: Response, err: PortfolioError): void {
   for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
   if (err.status === 413) res.setHeader('Connection', 'close');
   res.setHeader('Cache-Control', 'private, no-store');
-  res.status(err.status).json({ status: 'error', data: null, meta: {}, errors: [{ code: err.code, detail: err.message }] });
+  writeJson(res, err.status, { status: 'error', data: null, meta: {}, errors: [{ code: err.code, detail: err.message }] });
 }

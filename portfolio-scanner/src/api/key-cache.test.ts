@@ -7,7 +7,8 @@ import { startHarness, type Harness } from './testing/harness.ts';
 
 // The in-process key cache on the run's MongoDB: remembered keys answer without a read; revoking
 // the key or changing its account drops it through the change stream, so the next call reads again
-// and fails; a last_used_at touch drops nothing.
+// and fails; a last_used_at touch drops nothing. Calls that miss at once share one read; a key in
+// use near the end of its entry is read again in the background.
 
 let h: Harness;
 let cache: PortfolioKeyCache;
@@ -54,5 +55,34 @@ describe('portfolio key cache', () => {
     const revoked = await h.call('DELETE', '/api/v1/keys/1/', { key: c.key });
     expect(revoked.status).toBe(200);
     await until(async () => ((await cache.lookup(c.key)).ok ? null : true), 10_000, 'revoked through the API');
+  });
+
+  it('calls that miss at once share one read', async () => {
+    const d = await h.account('enterprise');
+    const reads = cache.reads;
+    const all = await Promise.all(Array.from({ length: 20 }, () => cache.lookup(d.key)));
+    expect(all.every((r) => r.ok)).toBe(true);
+    expect(cache.reads).toBe(reads + 1);
+  });
+
+  it('a key used near the end of its entry is read again in the background, so it never waits once remembered', async () => {
+    // The account first: its writes' change events then reach no stream of this cache.
+    const e = await h.account('enterprise');
+    const short = new PortfolioKeyCache(h.db, createLogger('key-cache-test', 'silent'), 1_200);
+    await short.start();
+    try {
+      const t0 = Date.now();
+      expect((await short.lookup(e.key, new Date(t0))).ok).toBe(true);
+      expect(short.reads).toBe(1);
+      // Within the last sixth of the entry (200 ms): answered from memory and read again meanwhile.
+      expect((await short.lookup(e.key, new Date(t0 + 1_100))).ok).toBe(true);
+      expect(short.misses).toBe(1);
+      await until(async () => (short.reads === 2 && !(short as unknown as { reading: Map<string, unknown> }).reading.size ? true : null), 10_000, 'background read');
+      // Past the first entry's end: the refreshed one answers.
+      expect((await short.lookup(e.key, new Date(t0 + 1_500))).ok).toBe(true);
+      expect(short.misses).toBe(1);
+    } finally {
+      await short.stop();
+    }
   });
 });

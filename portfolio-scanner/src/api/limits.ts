@@ -33,12 +33,21 @@ end
 return {2, m, mttl, d}
 `;
 
-type TakeRedis = Redis & { portfolioTake?: (minuteKey: string, dayKey: string, rpm: number, perDay: number, minuteMs: number, dayMs: number) => Promise<[number, number, number, number]> };
+type TakeArgs = [minuteKey: string, dayKey: string, rpm: number, perDay: number, minuteMs: number, dayMs: number];
+type TakeReply = [outcome: number, minuteUsed: number, minuteMs: number, dayUsed: number];
+type TakeRedis = Redis & { portfolioTake?: (...args: TakeArgs) => Promise<TakeReply> };
+type TakePipeline = { portfolioTake: (...args: TakeArgs) => unknown; exec: () => Promise<[Error | null, unknown][] | null> };
+
+// Calls that arrive in the same turn of the event loop (many connections at once) go to Redis as
+// one pipeline: one write and one read for all of them instead of one each, the same scripts run
+// in the same order, each call still waits for its own answer. A lone call goes as it is. At 32
+// connections this was about a sixth of an authenticated call's CPU.
 
 export class ApiLimits {
   private readonly redis: TakeRedis;
   private readonly prefix: string;
   private readonly now: () => number;
+  private waiting: { args: TakeArgs; resolve: (r: TakeReply) => void; reject: (err: unknown) => void }[] = [];
 
   constructor(redis: Redis, prefix: string, now: () => number = Date.now) {
     this.redis = redis as TakeRedis;
@@ -47,8 +56,16 @@ export class ApiLimits {
     this.now = now;
   }
 
+  // The UTC date of the day counter, formatted once per day rather than on every call.
+  private day = { label: '', from: 0, until: 0 };
+
   private dayKey(accountId: string): string {
-    return `${accountId}:${new Date(this.now()).toISOString().slice(0, 10)}`;
+    const now = this.now();
+    if (now < this.day.from || now >= this.day.until) {
+      const from = Math.floor(now / (DAY_S * 1000)) * DAY_S * 1000;
+      this.day = { label: new Date(from).toISOString().slice(0, 10), from, until: from + DAY_S * 1000 };
+    }
+    return `${accountId}:${this.day.label}`;
   }
 
   private secondsToUtcMidnight(): number {
@@ -63,7 +80,7 @@ export class ApiLimits {
    * rate_limit_exceeded (with the headers and Retry-After) when either limit is used up.
    */
   async take(keyId: string, accountId: string, plan: PortfolioPlan): Promise<LimitState> {
-    const [outcome, minuteUsed, minuteMs, dayUsed] = await this.redis.portfolioTake!(`${this.prefix}papi:rpm:${keyId}`, `${this.prefix}papi:day:${this.dayKey(accountId)}`, plan.requestsPerMinute, plan.callsPerDay, 60_000, 2 * DAY_S * 1000);
+    const [outcome, minuteUsed, minuteMs, dayUsed] = await this.run([`${this.prefix}papi:rpm:${keyId}`, `${this.prefix}papi:day:${this.dayKey(accountId)}`, plan.requestsPerMinute, plan.callsPerDay, 60_000, 2 * DAY_S * 1000]);
     const headers = {
       'X-RateLimit-Limit': String(plan.requestsPerMinute),
       'X-RateLimit-Remaining': String(Math.max(0, plan.requestsPerMinute - minuteUsed)),
@@ -84,5 +101,36 @@ export class ApiLimits {
       );
     }
     return { headers };
+  }
+
+  /** The script for one call, sent with the others of this turn of the event loop. */
+  private run(args: TakeArgs): Promise<TakeReply> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.push({ args, resolve, reject }) === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.waiting;
+    this.waiting = [];
+    if (batch.length === 1) {
+      const one = batch[0]!;
+      this.redis.portfolioTake!(...one.args).then(one.resolve, one.reject);
+      return;
+    }
+    const pipeline = this.redis.pipeline() as unknown as TakePipeline;
+    for (const b of batch) pipeline.portfolioTake(...b.args);
+    pipeline.exec().then(
+      (results) => {
+        batch.forEach((b, i) => {
+          const [err, reply] = results?.[i] ?? [new Error('Redis pipeline discarded'), null];
+          if (err) b.reject(err);
+          else b.resolve(reply as TakeReply);
+        });
+      },
+      (err: unknown) => {
+        for (const b of batch) b.reject(err);
+      },
+    );
   }
 }

@@ -96,9 +96,31 @@ export function mountHttpRoutes<Ctx, Caller>(app: Express, routes: readonly Http
  * caller's own data and usage, never for shared caches), its status and JSON body.
  */
 export function sendPrivateJson(res: Response, reply: RouteReply): void {
-  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  if (reply.headers) for (const k in reply.headers) res.setHeader(k, reply.headers[k]!);
   res.setHeader('Cache-Control', 'private, no-store');
-  res.status(reply.status).json(reply.body);
+  writeJson(res, reply.status, reply.body);
+}
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/**
+ * What express's `res.status(s).json(body)` writes for these answers, without its generic `send`
+ * (content type re-parsed to add the charset, ETag and freshness checks that never apply: ETags are
+ * off and nothing here sets one), which small, frequent answers paid on every call. Bodies
+ * without content (204, 304), a content type the reply chose and bodies JSON cannot write go
+ * through express as before. The apps set no `json replacer`, `json spaces` or `json escape`.
+ */
+export function writeJson(res: Response, status: number, body: unknown): void {
+  const json = status === 204 || status === 304 || res.hasHeader('Content-Type') ? undefined : JSON.stringify(body);
+  if (json === undefined) {
+    res.status(status).json(body);
+    return;
+  }
+  res.statusCode = status;
+  res.setHeader('Content-Type', JSON_UTF8);
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  if (res.req.method === 'HEAD') res.end();
+  else res.end(json, 'utf8');
 }
 
 export interface RouteErrorOptions {

@@ -8,6 +8,30 @@ export function apiUrl(req: Request, path: string): string {
   return new URL(path, `${req.protocol}://${req.get('host') ?? 'localhost'}`).toString();
 }
 
+const TEMPLATE_PATHS = {
+  domain: '/api/v1/domains/{id}/',
+  domain_scan_results: '/api/v1/domains/{id}/scan-results/',
+  domain_changes: '/api/v1/domains/{id}/changes/',
+  domain_whois: '/api/v1/domains/{id}/whois/',
+} as const;
+
+// The links depend only on the scheme and Host the client called: built once per pair (nine URL
+// parses were most of this route's own work), a few pairs at most in practice; the Host header is
+// the client's to choose, so the memory is bounded.
+const LINKS_MAX_BASES = 64;
+const linksByBase = new Map<string, Readonly<Record<string, string>>>();
+
+function rootLinks(req: Request): Readonly<Record<string, string>> {
+  const base = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  let links = linksByBase.get(base);
+  if (!links) {
+    links = Object.freeze(Object.fromEntries(Object.entries({ ...RESOURCE_PATHS, ...TEMPLATE_PATHS }).map(([k, p]) => [k, apiUrl(req, p)])));
+    if (linksByBase.size >= LINKS_MAX_BASES) linksByBase.clear();
+    linksByBase.set(base, links);
+  }
+  return links;
+}
+
 export const RESOURCE_PATHS = {
   domains: '/api/v1/domains/',
   dashboard_summary: '/api/v1/dashboard/summary/',
@@ -41,12 +65,7 @@ export const root = defineRoute({
     },
   },
   handle: ({ req, caller }) => {
-    const links = Object.fromEntries(Object.entries(RESOURCE_PATHS).map(([k, p]) => [k, apiUrl(req, p)]));
-    links.domain = apiUrl(req, '/api/v1/domains/{id}/');
-    links.domain_scan_results = apiUrl(req, '/api/v1/domains/{id}/scan-results/');
-    links.domain_changes = apiUrl(req, '/api/v1/domains/{id}/changes/');
-    links.domain_whois = apiUrl(req, '/api/v1/domains/{id}/whois/');
     const p = caller.plan;
-    return ok({ version: 'v1', links, plan: { name: p.label, requests_per_minute: p.requestsPerMinute, calls_per_day: p.callsPerDay, global_domain_view: p.globalDomainView } });
+    return ok({ version: 'v1', links: rootLinks(req), plan: { name: p.label, requests_per_minute: p.requestsPerMinute, calls_per_day: p.callsPerDay, global_domain_view: p.globalDomainView } });
   },
 });
