@@ -89,7 +89,9 @@ export class PoliteResolver implements Resolver {
     // operator once the answer names it: the operator's average stays within its budget, and the
     // burst is bounded by the new zones of one operator a worker starts at once (see the docs).
     const ownNs = type === 'NS' && zone === qname;
-    const operator = ownNs ? (this.#zones.get(zone)?.value ?? null) : await this.#operatorOfZone(zone);
+    // The zone's operator is nearly always known: no promise then.
+    const known = this.#zones.get(zone)?.value;
+    const operator = ownNs ? (known ?? null) : (known ?? (await this.#operatorOfZone(zone)));
     const result = await this.#send(name, type, operator);
     if (!isDnsFailure(result.rcode)) this.#answers.set(`${qname}|${type}`, result, Math.min(result.ttl, this.#o.answerCacheMaxTtlS));
     if (ownNs) {
@@ -115,7 +117,7 @@ export class PoliteResolver implements Resolver {
     const attempts = Math.max(this.#o.upstreams.length, this.#o.attempts ?? 1);
     for (let attempt = 0; attempt < attempts; attempt++) {
       // Another resolver while one is left untried; then any (the scheduler allows all once all were tried).
-      const grant = await this.#o.scheduler.acquire(operator, tried);
+      const grant = this.#o.scheduler.tryAcquire(operator, tried) ?? (await this.#o.scheduler.acquire(operator, tried));
       if (!grant.ok) {
         this.#o.metrics?.budgetTimeouts.inc({ budget: grant.budget });
         // An earlier attempt's own failure says more than the budget's.

@@ -98,6 +98,27 @@ export class BudgetScheduler {
   }
 
   /**
+   * The grant acquire() would give at once, without a promise or a queue entry: when nobody waits
+   * ahead (in the operator's queue or for the worker and resolver budgets) and every budget allows
+   * it now. null: the query must wait its turn (acquire). Most queries of a worker below its budgets
+   * take this path; each grant is the same as acquire()'s.
+   */
+  tryAcquire(operator: { key: string; qps: number } | null, avoid?: ReadonlySet<number>): Grant | null {
+    if (this.#closed || this.#readyHead < this.#ready.length) return null;
+    const now = this.#now();
+    if (++this.#acquires % SWEEP_EVERY === 0) this.#sweep(now);
+    const op = operator === null ? null : this.#operatorQueue(operator.key, operator.qps);
+    if (op && (op.head < op.queue.length || op.inReady || op.timer || !op.budget.canGrant(now))) return null;
+    if (!this.#global.canGrant(now)) return null;
+    const r = this.#pickResolver(avoid, now);
+    if (typeof r !== 'number') return null;
+    this.#global.take(now);
+    (this.#resolvers[r] as { budget: Budget }).budget.take(now);
+    op?.budget.take(now);
+    return { ok: true, resolver: r };
+  }
+
+  /**
    * Waits for the budgets of one query. `operator` null: charged to the worker and a resolver only
    * (a zone's own NS lookup, made before its operator is known). `avoid`: resolvers already tried.
    */
