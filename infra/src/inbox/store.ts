@@ -1,7 +1,7 @@
 // What the launcher's mail catcher and webhook receiver keep, and how `npm run admin -- inbox`
 // reads it back: one JSON file per received mail or webhook delivery under <localDir>/inbox/,
 // named so that a directory listing is in arrival order. Kept across starts (reset: delete it).
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface StoredMail {
@@ -52,7 +52,11 @@ export function writeEntry(inboxDir: string, entry: InboxEntry, name: string): s
   const dir = join(inboxDir, INBOX_DIRS[entry.kind]);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}.json`);
-  writeFileSync(file, `${JSON.stringify(entry, null, 2)}\n`);
+  // Written under another name and renamed: a reader (admin inbox, a test polling) never sees half
+  // an entry, and readEntries lists only *.json.
+  const partial = `${file}.partial`;
+  writeFileSync(partial, `${JSON.stringify(entry, null, 2)}\n`);
+  renameSync(partial, file);
   return file;
 }
 

@@ -92,6 +92,7 @@ describe('rescan planner', () => {
     const holder = planners.find((p) => p.planner.lease.held);
     expect(holder).toBeDefined();
     holder!.kill();
+    const killedAt = Date.now();
     await new Promise((r) => setTimeout(r, INTERVAL_S * 1000 + 2_500));
     const tEnd = Date.now();
     await Promise.all(workers.map((w) => w.stop()));
@@ -108,7 +109,9 @@ describe('rescan planner', () => {
       const first = slots[0] === atAdd + INTERVAL_S * 1000 && slots[0] - t0 < 3_000 ? slots[0] : atAdd;
       const expected = [first];
       for (let s = first + INTERVAL_S * 1000; s <= tEnd - MARGIN_MS; s += INTERVAL_S * 1000) expected.push(s);
-      expect(slots.slice(0, expected.length), domain).toEqual(expected);
+      // On failure the message shows each store's slot and lateness against the lease holder's kill.
+      const story = `${domain}: stores ${JSON.stringify(mine.map((m) => ({ slot: m.slot - t0, late_ms: m.at - m.slot })))}, killed at ${killedAt - t0}, window end ${tEnd - t0} (ms after the add)`;
+      expect(slots.slice(0, expected.length), story).toEqual(expected);
       expect(slots.length - expected.length, `${domain}: no slot beyond the window`).toBeLessThanOrEqual(1);
       for (const s of mine.slice(1)) expect(s.at - s.slot, `${domain} slot ${s.slot} scanned late`).toBeLessThan(MARGIN_MS);
       expect((await corpus().findOne({ _id: domain }))?.scan_count).toBe(mine.length);
