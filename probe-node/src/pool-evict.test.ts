@@ -5,7 +5,7 @@
 // idle timer). Fake connections: only QUIT and the close are seen, no server is needed.
 import { describe, expect, it } from 'vitest';
 import { ConnectionPool, type PooledConnection } from './pool.ts';
-import type { SmtpConnection } from './smtp/connection.ts';
+import { fakePooledConnection } from './testing.ts';
 
 const S1 = '192.0.2.1';
 const S10 = '192.0.2.10'; // S1's address is a prefix of this one's
@@ -15,17 +15,7 @@ const MS_B = 'b-test.mail.protection.outlook.com';
 const OWN_1 = 'mx1.own.test';
 const OWN_2 = 'mx2.own.test';
 
-/** Just what the pool touches: QUIT goes out, 221 comes back, the socket is destroyed. */
-function fake(name: string, host: string, log: string[]): PooledConnection {
-  const conn = {
-    reusable: true,
-    adopt: () => undefined,
-    send: (commands: { verb: string }[]) => void log.push(`${name} ${commands.map((c) => c.verb).join(' ')}`),
-    read: () => Promise.resolve({ code: 221, enhanced: null, lines: ['221 bye'] }),
-    destroy: () => void log.push(`${name} closed`),
-  } as unknown as SmtpConnection;
-  return { conn, host, ip: '198.51.100.1', ext: { pipelining: true, startTls: false, smtputf8: false }, tls: null, useStartTls: false, transactions: 1, errors: 0 };
-}
+const fake = (name: string, host: string, log: string[]): PooledConnection => fakePooledConnection(name, log, host, '198.51.100.1');
 
 const closed = (log: string[]) => log.filter((l) => l.endsWith(' closed')).map((l) => l.split(' ')[0]).sort();
 

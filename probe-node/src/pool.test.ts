@@ -6,10 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
 import { PROBE_DEFAULTS } from './defaults.ts';
 import { ConnectionPool, type PooledConnection } from './pool.ts';
-import type { SmtpConnection } from './smtp/connection.ts';
 import { createResolver } from './resolve.ts';
 import { runSession } from './session.ts';
-import { request, testConfig } from './testing.ts';
+import { fakePooledConnection, request, testConfig } from './testing.ts';
 
 let world: WorldHandle;
 
@@ -111,17 +110,7 @@ describe('connection reuse', () => {
 });
 
 describe('which connection stays idle', () => {
-  /** Just what the pool touches: QUIT goes out, 221 comes back, the socket is destroyed. */
-  function fakeConnection(name: string, log: string[]): PooledConnection {
-    const conn = {
-      reusable: true,
-      adopt: () => undefined,
-      send: (commands: { verb: string }[]) => void log.push(`${name} ${commands.map((c) => c.verb).join(' ')}`),
-      read: () => Promise.resolve({ code: 221, enhanced: null, lines: ['221 bye'] }),
-      destroy: () => void log.push(`${name} closed`),
-    } as unknown as SmtpConnection;
-    return { conn, host: 'mx.example.test', ip: '192.0.2.1', ext: { pipelining: true, startTls: false, smtputf8: false }, tls: null, useStartTls: false, transactions: 1, errors: 0 };
-  }
+  const fakeConnection = (name: string, log: string[]): PooledConnection => fakePooledConnection(name, log);
 
   it('of two to the same host, the one with fewer errors stays and the other is QUIT before put resolves', async () => {
     const log: string[] = [];
