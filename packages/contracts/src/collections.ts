@@ -2,6 +2,8 @@
 // @dv/runtime applies them idempotently at start. Retained data carries a TTL index on
 // `expires_at` so MongoDB removes it after the retention window on its own.
 
+import { EXPORT_FILES_BUCKET } from './portfolio-exports.ts';
+
 export const RETENTION_DAYS = 30;
 
 export interface IndexDef {
@@ -177,6 +179,18 @@ export const COLLECTIONS = {
       // The sweeper: finished exports past their expiry.
       { key: { expires_at: 1 }, name: 'expires' },
     ],
+  },
+  // The GridFS bucket of export files (EXPORT_FILES_BUCKET), made here with the indexes the driver
+  // would make (same keys and names) so the driver never creates them implicitly on a first
+  // upload: two uploads creating portfolio_export_files.chunks at once ended mongod 7.0 under wine
+  // ("Conflicted registering namespace", then no more log) and with it every later test of a run.
+  portfolioExportFiles: {
+    name: `${EXPORT_FILES_BUCKET}.files`,
+    indexes: [{ key: { filename: 1, uploadDate: 1 }, name: 'filename_1_uploadDate_1' }],
+  },
+  portfolioExportChunks: {
+    name: `${EXPORT_FILES_BUCKET}.chunks`,
+    indexes: [{ key: { files_id: 1, n: 1 }, name: 'files_id_1_n_1', unique: true }],
   },
   portfolioApiKeys: {
     name: 'portfolio_api_keys',
