@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// The cluster's fault scenarios (infra/src/cluster/faults.test.ts, docs/cluster.md): run by
-// `npm run cluster -- test`, not by `npm test` for now: in a fresh-clone CI run five of the six
-// passed after the suite but the slow-link scenario did not keep the slow host below both others.
+// The cluster's fault scenarios (infra/src/cluster/faults.test.ts, docs/cluster.md): the second half
+// of `npm test`, started only once the suite (and its private stack) has finished, never beside it;
+// alone by `npm run cluster -- test`.
 export default defineConfig({
   test: {
     include: ['infra/src/cluster/faults.test.ts'],

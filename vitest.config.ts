@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'infra/**/*.test.ts', '{gateway,scheduler,probe-node,lookup,portfolio-scanner}/src/**/*.test.ts', 'test/**/*.test.ts'],
-    // The cluster's fault scenarios run by `npm run cluster -- test` (vitest.cluster.config.ts).
+    // The cluster's fault scenarios run after this suite, under vitest.cluster.config.ts (npm test).
     exclude: ['**/node_modules/**', '.local/**', 'infra/src/cluster/faults.test.ts'],
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 30_000,

@@ -10,7 +10,7 @@ import { msUntilReady, type DomainQueue } from './batcher.ts';
 import { SessionSender } from './dispatch-send.ts';
 import { SessionSettler } from './dispatch-settle.ts';
 import type { DispatcherDeps } from './dispatch-types.ts';
-import { free, rankCandidates, type Candidate } from './fleet.ts';
+import { free, holdForFaster, rankCandidates, type Candidate } from './fleet.ts';
 import { releaseHeld } from './held.ts';
 import type { LiveItem } from './live-types.ts';
 import { downForEveryIp, downForIp } from './mx-health.ts';
@@ -77,6 +77,8 @@ export class Dispatcher {
 
   private async pumpQueue(q: DomainQueue<LiveItem>): Promise<void> {
     const waitedFor = new Set<string>();
+    /** When the batch now at the head first stood at the gates (a slow node waits for it: holdForFaster). */
+    let readySince: number | null = null;
     while (q.values.length > 0) {
       if (this.stopping) {
         for (const v of q.values.splice(0)) releaseHeld(v.h);
@@ -88,6 +90,7 @@ export class Dispatcher {
         await this.sleep(early, `batch:${q.key}`);
         continue;
       }
+      readySince ??= Date.now();
       const limits = { ...limitsFor(provider, this.d.config), rcptsPerSession: q.limit };
       let cands = rankCandidates(this.d.fleet.alive(), provider.id, Date.now(), q.preferIp, this.lastIp.get(dns.mx[0]!) ?? null).filter((c) => this.d.fleet.ipUsable(c.ipKey));
       if (cands.length > 0) {
@@ -121,7 +124,15 @@ export class Dispatcher {
       }
       let got: { c: Candidate; leaseId: string } | null = null;
       let best: Extract<GateResult, { ok: false }> | null = null;
+      const addresses = Math.min(q.values.length, limits.rcptsPerSession);
+      let fasterPaceMs: number | undefined;
+      let holdMs = Infinity;
       for (const c of cands) {
+        const hold = holdForFaster(c.node, fasterPaceMs, addresses, Date.now() - readySince);
+        if (hold > 0) {
+          holdMs = Math.min(holdMs, hold);
+          continue;
+        }
         // A pause or block this replica holds because Redis could not take it closes the gate
         // here first; a gate Redis cannot answer is a short wait, the items stay held.
         const local = this.facts.gate(provider.id, c.ipKey);
@@ -132,6 +143,8 @@ export class Dispatcher {
           got = { c, leaseId: r.leaseId };
           break;
         }
+        const pace = c.node.paceMsPerAddress;
+        if ((r.reason === 'concurrency' || r.reason === 'rate') && pace !== undefined) fasterPaceMs = Math.min(fasterPaceMs ?? pace, pace);
         if (!best || r.waitMs < best.waitMs) best = r;
       }
       if (got && free(got.c.node) <= 0) {
@@ -141,6 +154,7 @@ export class Dispatcher {
         continue;
       }
       if (got) {
+        readySince = null;
         const values = this.d.batcher.take(q, Date.now()).filter((v) => !v.h.settled);
         if (values.length === 0) {
           void this.d.politeness.release(provider.id, got.c.ipKey, got.leaseId).catch(() => undefined);
@@ -164,14 +178,15 @@ export class Dispatcher {
       }
       if (!waitedFor.has(best.reason)) this.d.metrics.politenessWaits.inc({ reason: best.reason });
       waitedFor.add(best.reason);
-      if (best.reason !== 'concurrency' && best.waitMs > this.d.config.PARK_THRESHOLD_MS) {
+      if (best.reason !== 'concurrency' && best.waitMs > this.d.config.PARK_THRESHOLD_MS && holdMs === Infinity) {
         // A long pause or window: wait durably instead of holding messages for minutes.
         const dueAt = new Date(Date.now() + best.waitMs);
         const parked = q.values.splice(0);
         await parkItems(this.d.db, parked.map((v) => ({ h: v.h, info: { dueAt, attempts: v.h.item.attempts, firstAttemptAt: v.h.item.first_attempt_at ?? null, sourceIp: v.h.item.source_ip, probeNode: v.h.item.probe_node ?? null } })));
         return;
       }
-      await this.sleep(best.reason === 'concurrency' ? CONCURRENCY_POLL_MS : Math.max(10, best.waitMs), provider.id);
+      // A slow node held back for this batch is taken once the hold ends, whatever the faster gates say.
+      await this.sleep(Math.min(holdMs, best.reason === 'concurrency' ? CONCURRENCY_POLL_MS : Math.max(10, best.waitMs)), provider.id);
     }
   }
 

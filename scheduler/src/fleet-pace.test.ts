@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '@dv/runtime';
 import { SCHEDULER_DEFAULTS } from './defaults.ts';
-import { Fleet, rankCandidates, type NodeState } from './fleet.ts';
+import { Fleet, holdForFaster, rankCandidates, type NodeState } from './fleet.ts';
 import { nodeState } from './testing/nodes.ts';
 
 const node = nodeState;
@@ -29,6 +29,21 @@ describe('pace in node ranking', () => {
     const blockedFast = node('a', { paceMsPerAddress: 100, providerHealth: { p: { throttled: 0, blocked: 1 } } });
     expect(order([blockedFast, node('bb', { paceMsPerAddress: 1_000 })])).toEqual(['bb', 'a']);
     expect(order([node('a', { paceMsPerAddress: 100, assigned: 10 }), node('bb', { paceMsPerAddress: 1_000 })])).toEqual(['bb']);
+  });
+
+  it('a batch turned away by a faster node for a moment waits for it up to what the slow node would cost, then takes the slow one', () => {
+    const slow = node('bb', { paceMsPerAddress: 400 });
+    // 20 addresses at 400 ms instead of 25 ms: 7.5 s longer over the session.
+    expect(holdForFaster(slow, 25, 20, 0)).toBe(7_500);
+    expect(holdForFaster(slow, 25, 20, 7_000)).toBe(500);
+    expect(holdForFaster(slow, 25, 20, 7_500)).toBe(0);
+    expect(holdForFaster(slow, 25, 1, 0)).toBe(375);
+  });
+
+  it('no hold within the factor, before any pace is known, or with no faster node about to open', () => {
+    expect(holdForFaster(node('bb', { paceMsPerAddress: 100 * factor }), 100, 20, 0)).toBe(0);
+    expect(holdForFaster(node('bb'), 25, 20, 0)).toBe(0);
+    expect(holdForFaster(node('bb', { paceMsPerAddress: 400 }), undefined, 20, 0)).toBe(0);
   });
 
   it('recordPace keeps a moving average per node from answered sessions', () => {

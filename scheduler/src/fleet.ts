@@ -76,6 +76,23 @@ export function rankCandidates(nodes: readonly NodeState[], providerId: string, 
   return out;
 }
 
+/**
+ * How much longer a batch of `addresses` that has waited `waitedMs` at the gates should keep waiting
+ * for a faster node than go out through `node` now (0: take it). `fasterPaceMs`: the best pace of
+ * the nodes that turned the batch away for a moment only (concurrency or rate, not a block), if
+ * any. A node past SLOW_NODE_FACTOR of it would take `(its pace - faster pace) x addresses` longer
+ * over the session, holding the MX host's connection that much longer: the batch waits for a faster
+ * node up to that, then takes the slow one. So under a backlog that the faster nodes cannot carry
+ * alone, batches overflow to the slow node after waiting about what it would cost them, and its
+ * source addresses still add their politeness allowance; with room on the faster nodes, it carries
+ * almost nothing.
+ */
+export function holdForFaster(node: NodeState, fasterPaceMs: number | undefined, addresses: number, waitedMs: number): number {
+  const pace = node.paceMsPerAddress;
+  if (fasterPaceMs === undefined || pace === undefined || pace <= SLOW_NODE_FACTOR * fasterPaceMs) return 0;
+  return Math.max(0, (pace - fasterPaceMs) * addresses - waitedMs);
+}
+
 export function free(n: NodeState): number {
   return n.capacity - Math.max(n.reportedInFlight, n.assigned);
 }

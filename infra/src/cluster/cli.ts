@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'test') {
-    // The fault scenarios (faults.test.ts) under their own vitest config: not part of npm test yet.
+    // The fault scenarios (faults.test.ts) alone, under their own vitest config (npm test runs them after the suite).
     const { spawnSync } = await import('node:child_process');
     const r = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--config', join(REPO_ROOT, 'vitest.cluster.config.ts')], { stdio: 'inherit', cwd: REPO_ROOT });
     process.exitCode = r.status ?? 1;
