@@ -36,9 +36,9 @@ afterAll(async () => {
   await cluster?.stop();
 }, 120_000);
 
-/** A list of `n` addresses of the cluster world's domains, in another order and with other local parts than every earlier list. */
-function freshList(n: number): string[] {
-  const shuffled = listWorld({ ...WORLD, seed: ++seed }).emails;
+/** A list of `n` addresses of the cluster world's domains (those `keep` keeps), in another order and with other local parts than every earlier list. */
+function freshList(n: number, keep: (domain: string) => boolean = () => true): string[] {
+  const shuffled = listWorld({ ...WORLD, seed: ++seed }).emails.filter((e) => keep(e.split('@')[1]!));
   return shuffled.slice(0, n).map((e) => e.replace(/^u/, `s${seed}u`));
 }
 
@@ -156,7 +156,10 @@ describe('the cluster under failure', () => {
 
   it('a slow link to one probe host: the faster hosts carry more sessions, no limit broken', async () => {
     await fetch(`${cluster.worldControl}/reset`, { method: 'POST' });
-    const job = await submitList(cluster.gateways[0]!, customer, freshList(2_000));
+    // Not Google's domains (58% of this world's addresses): Google blocks probe1's first address
+    // (scenario 5's standing condition), so probe1 carries half the Google work of a host with two
+    // usable addresses, pace or not. 1,600 of the other 1,656.
+    const job = await submitList(cluster.gateways[0]!, customer, freshList(1_600, (d) => lw.providerOf.get(d) !== 'google'));
     await waitJob(cluster.gateways, customer, job.job_id, 300_000);
     await expectWhole(job.job_id);
     const stats = await worldStats(cluster);
