@@ -141,8 +141,12 @@ export class MongoServer extends ProcessServer {
   readonly url: string;
   private readonly binary: MongodBinary;
 
-  constructor(port: number, dataDir: string, cacheDir: string, log: Log, detached = false, placement: ServerPlacement = LOOPBACK) {
+  private readonly cacheGb: number;
+
+  constructor(port: number, dataDir: string, cacheDir: string, log: Log, detached = false, placement: ServerPlacement = LOOPBACK, cacheGb = 0.25) {
     super(port, dataDir, detached, placement);
+    if (!(cacheGb > 0)) throw new Error(`mongod's cache must be a positive number of GB, got ${cacheGb}`);
+    this.cacheGb = cacheGb;
     this.url = `mongodb://${placement.host}:${port}/?replicaSet=rs0&directConnection=true`;
     const binary = resolveMongod(cacheDir, log);
     this.binary = binary.kind === 'wine' && placement.winePrefix ? { ...binary, prefix: ownPrefix(binary.prefix, placement.winePrefix) } : binary;
@@ -151,7 +155,7 @@ export class MongoServer extends ProcessServer {
   async start(): Promise<void> {
     const dbPath = join(this.dataDir, 'mongodb');
     mkdirSync(dbPath, { recursive: true });
-    const args = ['--bind_ip', this.host, '--port', String(this.port), '--replSet', 'rs0', '--wiredTigerCacheSizeGB', '0.25', '--setParameter', 'diagnosticDataCollectionEnabled=false', '--quiet'];
+    const args = ['--bind_ip', this.host, '--port', String(this.port), '--replSet', 'rs0', '--wiredTigerCacheSizeGB', String(this.cacheGb), '--setParameter', 'diagnosticDataCollectionEnabled=false', '--quiet'];
     if (this.binary.kind === 'native') {
       this.proc = startProcess('mongodb', this.binary.path, ['--dbpath', dbPath, ...args], this.dataDir, { detached: this.detached, wrap: this.wrap });
     } else {

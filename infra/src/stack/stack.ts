@@ -15,6 +15,12 @@ export interface StackOptions {
   log?: (msg: string) => void;
   /** Servers in their own process group (npm start): Ctrl-C reaches the launcher only. */
   detached?: boolean;
+  /**
+   * mongod's WiredTiger cache (GB). Default 0.25: tests start many stacks side by side on a small
+   * box. A benchmark whose data outgrows it (a million-address list is ~2 GB of items, results
+   * and cache entries) gives the store the cache a deployment would, or it measures eviction.
+   */
+  mongoCacheGb?: number;
   /** On a simulated host (../cluster): its address, `ip netns exec` prefix and the servers' standard ports. */
   placement?: ServerPlacement & { ports: Record<ServerName, number> };
 }
@@ -49,7 +55,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   if (wanted.includes('nats')) servers.nats = new NatsServer(await port('nats'), dataDir, log, detached, place);
   if (wanted.includes('redis')) servers.redis = new RedisServer(await port('redis'), dataDir, log, detached, place);
   if (wanted.includes('mongodb')) {
-    servers.mongodb = mongodbUrl && !place ? new ExternalMongo(mongodbUrl) : new MongoServer(await port('mongodb'), dataDir, opts.cacheDir ?? DEFAULT_CACHE_DIR, log, detached, place);
+    servers.mongodb = mongodbUrl && !place ? new ExternalMongo(mongodbUrl) : new MongoServer(await port('mongodb'), dataDir, opts.cacheDir ?? DEFAULT_CACHE_DIR, log, detached, place, opts.mongoCacheGb);
   }
   const handles = Object.values(servers);
   const started = await Promise.allSettled(handles.map((h) => h.start()));
