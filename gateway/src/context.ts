@@ -54,7 +54,7 @@ export interface ContextOptions {
 export function createGatewayContext(o: ContextOptions): GatewayContext {
   const prefix = o.config.REDIS_KEY_PREFIX;
   const limits: Limits = new Limits({ redis: o.redis, prefix, slotMaxAgeSeconds: D.inFlightSlotMaxAgeSeconds, runningJobs: (acc, kind): Promise<string[]> => jobs.runningJobIds(acc, kind) });
-  const jobs: JobService = new JobService({ db: o.db, publisher: new JetStreamPublisher(o.nc), limits, log: o.log, itemInsertBatch: D.itemInsertBatch, batchConcurrency: D.batchConcurrency, singleWriteBatchMax: D.singleWriteBatchMax, singleWriteInFlight: D.singleWriteInFlight, publishRetry: { attempts: D.publishAttempts, baseDelayMs: D.publishRetryBaseMs, windowMs: D.publishRetryWindowMs }, idempotencyWindowSeconds: D.idempotencyTtlSeconds });
+  const jobs: JobService = new JobService({ db: o.db, publisher: new JetStreamPublisher(o.nc), limits, log: o.log, itemInsertBatch: D.itemInsertBatch, batchConcurrency: D.batchConcurrency, singleWriteBatchMax: D.singleWriteBatchMax, singleWriteInFlight: D.singleWriteInFlight, publishRetry: { attempts: D.publishAttempts, baseDelayMs: D.publishRetryBaseMs, windowMs: D.publishRetryWindowMs }, idempotencyWindowSeconds: D.idempotencyTtlSeconds, backgroundPublishMaxJobs: D.backgroundPublishMaxJobs });
   const waiter = new DoneWaiter(o.nc);
   const oauth = gatewayOAuthStore(o.db);
   return {
@@ -93,6 +93,7 @@ export async function startContext(ctx: GatewayContext): Promise<void> {
 }
 
 export async function stopContext(ctx: GatewayContext): Promise<void> {
+  await ctx.jobs.drain();
   await ctx.waiter.stop();
   ctx.load.stop();
   await ctx.auth.stop();

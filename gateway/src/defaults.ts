@@ -45,6 +45,14 @@ export const GATEWAY_DEFAULTS = {
   /** Batches in flight at once: MongoDB inserts of one overlap JetStream acks of another. */
   batchConcurrency: 3,
   /**
+   * A list job is answered (202) once its items and its charge are stored; its messages are then
+   * published after the answer, by at most this many jobs at once per process (a further job
+   * publishes before its answer, which bounds the lists held in memory). A gateway that dies
+   * part-way leaves the rest to the scheduler's sweep (UNPUBLISHED_AFTER_MS). Publishing 25,000
+   * messages was a quarter of a 25,000-address job's answer time.
+   */
+  backgroundPublishMaxJobs: 4,
+  /**
    * An item message whose ack does not come is published again (the item id as message id makes
    * that safe): this many tries, the second after this delay, doubled after each, and none begun
    * this long after the first (an ack timeout is 5 s, so a dead NATS fails a request in ~10 s).

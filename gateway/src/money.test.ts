@@ -118,6 +118,7 @@ function service(over: Partial<JobServiceOptions>): JobService {
     singleWriteInFlight: 1,
     publishRetry: { attempts: 3, baseDelayMs: 10, windowMs: 1_000 },
     idempotencyWindowSeconds: 24 * 60 * 60,
+    backgroundPublishMaxJobs: 4,
     ...over,
   });
 }
@@ -147,10 +148,32 @@ async function expectSlotFree(a: TestAccount, finishedIds: string[]) {
 }
 
 describe('NATS fails between the charge and the publish', () => {
-  it('the retry with the same key publishes the rest of the same job: one charge, the job completes, the slot is free', async () => {
+  it('a list published after its answer: 202 for the paid job, the rest left behind its mark for the sweep, a retry replays the same job', async () => {
+    const a = await h.account({ credits: 100, limits: { concurrentJobs: 1 } });
+    const nats = faultyPublisher(2);
+    h.ctx.jobs = service({ publisher: nats.publisher });
+    const body = { emails: emails('natsbg', 5) };
+    const first = await call(h.url, '/v1/jobs', { key: a.live, body, headers: { 'Idempotency-Key': 'money-nats-bg' } });
+    expect(first.status).toBe(202);
+    await expect.poll(() => nats.state.refused, { timeout: 10_000 }).toBe(6); // the second batch, three tries each
+    const [job, ...others] = await jobs().find({ account_id: a.account._id }).toArray();
+    expect(others).toHaveLength(0);
+    expect(job).toMatchObject({ _id: first.body.job_id, status: 'running', total: 5, credits_charged: 5, unpublished: { from_seq: 2 } });
+    expect(await items().countDocuments({ job_id: job!._id })).toBe(5);
+    nats.state.fail = false;
+    const retry = await call(h.url, '/v1/jobs', { key: a.live, body, headers: { 'Idempotency-Key': 'money-nats-bg' } });
+    expect(retry.status).toBe(202);
+    expect(retry.body.job_id).toBe(job!._id);
+    expect(await jobs().countDocuments({ account_id: a.account._id })).toBe(1);
+    expect(await credits(a)).toBe(95);
+    expect((await charges(a)).map((c) => c._id)).toEqual([LEDGER_IDS.charge(job!._id)]);
+  }, 60_000);
+
+  it('a list published before its answer (as when the gateway drains): the retry with the same key publishes the rest of the same job; one charge, the job completes, the slot is free', async () => {
     const a = await h.account({ credits: 100, limits: { concurrentJobs: 1 } });
     const nats = faultyPublisher(2); // the first batch goes out, then no ack comes
     h.ctx.jobs = service({ publisher: nats.publisher });
+    await h.ctx.jobs.drain();
     const body = { emails: emails('nats', 5) };
     const first = await call(h.url, '/v1/jobs', { key: a.live, body, headers: { 'Idempotency-Key': 'money-nats-1' } });
     expect(first.status).toBe(503);
@@ -190,6 +213,41 @@ describe('NATS fails between the charge and the publish', () => {
     expect(await jobs().countDocuments({ account_id: a.account._id })).toBe(1);
     expect(await charges(a)).toHaveLength(1);
     expect(await credits(a)).toBe(9);
+  }, 60_000);
+});
+
+describe('publishing after the answer', () => {
+  it('is bounded: beyond backgroundPublishMaxJobs a list publishes before its answer, and drain waits for those publishing', async () => {
+    const a = await h.account({ credits: 100 });
+    const real = new JetStreamPublisher(h.nc);
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let published = 0;
+    const publisher = { publish: async (subject: string, data: string | Uint8Array, opts?: { msgID?: string }) => (await gate, published++, real.publish(subject, data, opts)) };
+    const svc = service({ publisher, backgroundPublishMaxJobs: 1 });
+    h.ctx.jobs = svc;
+    // The first job is answered while its messages wait at the gate.
+    const first = await call(h.url, '/v1/jobs', { key: a.live, body: { emails: emails('bound-a', 3) } });
+    expect(first.status).toBe(202);
+    expect(published).toBe(0);
+    // The second finds the one background place taken: its answer waits for its own messages.
+    let secondAnswered = false;
+    const second = call(h.url, '/v1/jobs', { key: a.live, body: { emails: emails('bound-b', 3) } }).then((r) => ((secondAnswered = true), r));
+    await expect.poll(() => items().countDocuments({ account_id: a.account._id, email: /^bound-b/ })).toBe(3);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(secondAnswered).toBe(false);
+    let drained = false;
+    const draining = svc.drain().then(() => (drained = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(drained).toBe(false);
+    open();
+    expect((await second).status).toBe(202);
+    await draining;
+    expect(published).toBe(6);
+    for (const id of [first.body.job_id, (await second).body.job_id]) {
+      await expect.poll(async () => (await jobs().findOne({ _id: id }))?.unpublished, { timeout: 10_000 }).toBeNull();
+      expect(await finished(a, id)).toMatchObject({ status: 'completed', done: 3 });
+    }
   }, 60_000);
 });
 

@@ -2,7 +2,8 @@
 // same machine, in the same run (so the ratios cancel out the machine's speed):
 //   verify_rps / lookup_rps / bare_rps   max throughput (autocannon, fixed connections)
 //   verify_p99_ms                        p99 of sandbox POST /v1/verify (wait=0) at half its max rate
-//   job_25k_accept_ms                    POST /v1/jobs with 25,000 live addresses until the 202
+//   job_25k_accept_ms                    POST /v1/jobs with 25,000 live addresses until the 202: the
+//                                        median of three, 2 s apart (each in job_25k_accept_runs_ms)
 //   verify_store_rps / verify_store_ratio the store's own ceiling for a sandbox verify's writes (job
 //                                        and item inserts grouped as the gateway groups them, the
 //                                        acked JetStream publish, the published mark; a minimal
@@ -82,13 +83,23 @@ const statusRun = await cannon({ url: `${gateway.url}/v1/status`, headers: { aut
 say(`POST /v1/verify at half the max rate (${Math.round(verifyRun.rps / 2)}/s)`);
 const halfRun = await cannon({ ...verifyReq, overallRate: Math.max(1, Math.round(verifyRun.rps / 2)) });
 
-say('25,000-address live job');
-const emails = Array.from({ length: 25_000 }, (_, i) => `person${i}@company${i % 997}.example.com`);
-const t0 = performance.now();
-const res = await fetch(`${gateway.url}/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' }, body: JSON.stringify({ emails }) });
-const jobMs = Math.round(performance.now() - t0);
-const job = (await res.json()) as { accepted?: number; credits_charged?: number };
-if (res.status !== 202 || job.accepted !== 25_000) say(`unexpected job answer ${res.status} ${JSON.stringify(job).slice(0, 300)}`);
+// Three 25,000-address jobs, 2 s apart (the first straight after the load above, while MongoDB
+// still writes it out): one request measures mostly whether a checkpoint fell inside it, so the
+// figure is their median and every run is printed.
+say('25,000-address live jobs (3)');
+const jobRuns: number[] = [];
+let res!: Response;
+let job: { accepted?: number; credits_charged?: number } = {};
+for (let r = 0; r < 3; r++) {
+  if (r > 0) await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const emails = Array.from({ length: 25_000 }, (_, i) => `person${i}.${r}@company${i % 997}.example.com`);
+  const t0 = performance.now();
+  res = await fetch(`${gateway.url}/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' }, body: JSON.stringify({ emails }) });
+  jobRuns.push(Math.round(performance.now() - t0));
+  job = (await res.json()) as { accepted?: number; credits_charged?: number };
+  if (res.status !== 202 || job.accepted !== 25_000) say(`unexpected job answer ${res.status} ${JSON.stringify(job).slice(0, 300)}`);
+}
+const jobMs = [...jobRuns].sort((a, b) => a - b)[1]!;
 
 // A benchmark of error answers measures nothing: say so loudly (the lookup reads the sandbox key's own result).
 for (const [name, r] of [['verify', verifyRun], ['lookup', lookupRun]] as const) if (r.non2xx > 0 || r.errors > 0) say(`WARNING: ${name} had ${r.non2xx} non-2xx answers and ${r.errors} errors; its figure is not a throughput`);
@@ -96,7 +107,7 @@ for (const [name, r] of [['bare', bareRun], ['verify', verifyRun], ['lookup', lo
   say(`${name.padEnd(12)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99} ms  errors ${r.errors}  non-2xx ${r.non2xx}`);
 }
 say(`store ceiling  ${storeRps.toFixed(0).padStart(7)} verifies/s`);
-say(`25k job accepted in ${jobMs} ms (${res.status}, credits_charged ${job.credits_charged})`);
+say(`25k jobs accepted in ${jobRuns.join(', ')} ms (median ${jobMs}; last ${res.status}, credits_charged ${job.credits_charged})`);
 
 bare.kill();
 await gateway.stop();
@@ -114,5 +125,6 @@ const figures = {
   lookup_ratio: Number((lookupRun.rps / bareRun.rps).toFixed(3)),
   verify_p99_ms: halfRun.p99,
   job_25k_accept_ms: jobMs,
+  job_25k_accept_runs_ms: jobRuns,
 };
 process.stdout.write(`${JSON.stringify(figures)}\n`);

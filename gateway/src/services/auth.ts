@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ChangeStream, Db } from 'mongodb';
 import { COLLECTIONS, PLANS } from '@dv/contracts';
 import { activeKeyById, lookupKey, parseKey, type Account, type ApiKeyRecord } from '@dv/accounts';
-import { ApiError, NegativeCache, type AuthAttemptLimiter, type Logger } from '@dv/runtime';
+import { ApiError, NegativeCache, watchCollections, type AuthAttemptLimiter, type Logger } from '@dv/runtime';
 import type { OAuthStore } from '@dv/oauth';
 
 // Bearer-key authentication (spec "Authentication"). The key is found by its public prefix and its
@@ -67,10 +67,9 @@ export class AuthService {
   async start(): Promise<void> {
     if (this.opts.cacheTtlMs <= 0) return;
     try {
-      const keys = this.opts.db.collection(COLLECTIONS.apiKeys.name).watch([], { fullDocument: 'updateLookup' });
-      const accounts = this.opts.db.collection(COLLECTIONS.accounts.name).watch([], {});
-      const tokens = this.opts.db.collection(this.opts.oauth.tokensCollection).watch([{ $match: { operationType: 'delete' } }], {});
-      this.streams = [keys, accounts, tokens];
+      // One stream for the three collections (each open stream costs MongoDB on every write). A
+      // created key's insert event carries the document, its prefix included (invalidate).
+      this.streams = [watchCollections(this.opts.db, [{ name: COLLECTIONS.apiKeys.name }, { name: COLLECTIONS.accounts.name }, { name: this.opts.oauth.tokensCollection, operations: ['delete'] }])];
       for (const s of this.streams) {
         s.on('change', (ev) => this.invalidate(ev as ChangeEvent));
         s.on('error', (err) => {

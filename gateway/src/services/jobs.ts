@@ -48,6 +48,8 @@ export interface JobServiceOptions extends JobPublishOptions {
   limits: Limits;
   /** An Idempotency-Key finds its earlier job this long (the idempotency window); after that it starts a new one. */
   idempotencyWindowSeconds: number;
+  /** List jobs whose messages go out after their answer, at once (defaults.ts backgroundPublishMaxJobs); 0: always before it. */
+  backgroundPublishMaxJobs: number;
 }
 
 /**
@@ -63,6 +65,9 @@ export class JobService {
   private readonly o: JobServiceOptions;
   private readonly store: JobStore;
   private readonly publisher: JobPublisher;
+  /** List jobs answered and still publishing (publishAfterAnswer). */
+  private readonly publishing = new Set<Promise<void>>();
+  private draining = false;
 
   constructor(opts: JobServiceOptions) {
     this.o = opts;
@@ -133,6 +138,7 @@ export class JobService {
       ...(idemKey ? { idem_key: idemKey } : {}),
     };
     const t0 = performance.now();
+    const phases = { stored: t0, charged: t0, published: true };
     // 'no': nothing of the job exists, its slot and cap go back; 'unknown': MongoDB may have
     // committed it without saying so (they stay, the retry or the Redis rebuild sorts them out).
     let stored: 'no' | 'yes' | 'unknown' = 'no';
@@ -149,7 +155,9 @@ export class JobService {
         // account cannot pay for is refused before its items are written (the charge re-checks).
         if (live && n > 1) await checkCredits(this.o.db, account._id, n);
         await this.store.storeItems(job, spec.items);
+        phases.stored = performance.now();
         const outcome = await this.store.insertJob(account, job, live && n > 0);
+        phases.charged = performance.now();
         if (outcome !== 'stored') {
           // Another request with this key stored its job first (a duplicate outliving the
           // pending record): that one stands, ours goes.
@@ -159,7 +167,9 @@ export class JobService {
           return this.resume(outcome);
         }
         stored = 'yes';
-        await this.publisher.publishItems(job, spec.items.map((it, seq) => ({ seq, email: it.email })));
+        const messages = spec.items.map((it, seq) => ({ seq, email: it.email }));
+        if (spec.kind === 'list' && this.publishAfterAnswer(job, messages)) phases.published = false;
+        else await this.publisher.publishItems(job, messages);
       }
     } catch (err) {
       if (stored === 'no' && (err as { jobStored?: unknown }).jobStored === 'unknown') stored = 'unknown';
@@ -171,8 +181,34 @@ export class JobService {
       }
       throw err;
     }
-    if (n >= 1000) this.o.log.debug({ job_id: jobId, items: n, ms: Math.round(performance.now() - t0) }, 'job items stored and published');
+    if (n >= 1000) {
+      const end = performance.now();
+      const publish = phases.published ? { publish_ms: Math.round(end - phases.charged) } : { publishing: 'after the answer' };
+      this.o.log.debug({ job_id: jobId, items: n, ms: Math.round(end - t0), items_ms: Math.round(phases.stored - t0), charge_ms: Math.round(phases.charged - phases.stored), ...publish }, 'job stored');
+    }
     return job;
+  }
+
+  /**
+   * A stored and paid list job's messages go out after its answer, unless this process already
+   * publishes backgroundPublishMaxJobs jobs so or is shutting down (then the caller publishes them
+   * before answering). Whatever fails here stays behind the job's publish mark, where the
+   * scheduler's sweep republishes it (docs/data-model.md "Flow of one item"). True when taken.
+   */
+  private publishAfterAnswer(job: JobDoc, messages: Array<{ seq: number; email: string }>): boolean {
+    if (this.draining || this.publishing.size >= this.o.backgroundPublishMaxJobs) return false;
+    const run: Promise<void> = this.publisher
+      .publishItems(job, messages)
+      .catch((err: Error) => this.o.log.warn({ job_id: job._id, err: err.message }, "publishing a list job's messages after its answer failed; the scheduler's sweep republishes them from its mark"))
+      .finally(() => this.publishing.delete(run));
+    this.publishing.add(run);
+    return true;
+  }
+
+  /** Shutting down: later jobs publish before their answer, and those publishing after theirs finish. */
+  async drain(): Promise<void> {
+    this.draining = true;
+    await Promise.allSettled([...this.publishing]);
   }
 
   /** The job an Idempotency-Key made within the window; a key used again after it is freed. */

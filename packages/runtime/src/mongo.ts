@@ -1,4 +1,4 @@
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type ChangeStream, type Db } from 'mongodb';
 import type { CollectionDef } from '@dv/contracts';
 import { within, type Dependency } from './dependency.ts';
 
@@ -47,4 +47,22 @@ export async function ensureCollections(db: Db, defs: readonly CollectionDef[]):
       })),
     );
   }
+}
+
+/** One collection of a `watchCollections` feed; `operations` keeps only those event types (all when absent). */
+export interface WatchedCollection {
+  name: string;
+  operations?: readonly string[];
+}
+
+/**
+ * One change stream over several collections of `db` (a database-level stream filtered by
+ * collection name), for caches that must hear of changes at once. MongoDB reads every oplog entry
+ * once per open change stream, whatever its collection, so each stream taxes every write of the
+ * platform: with the gateway's three collection streams a 25,000-item insert took MongoDB
+ * 1.1-1.5 s against 0.5-0.7 s with none and 0.7 with one like this (docs/data-model.md).
+ */
+export function watchCollections(db: Db, collections: readonly WatchedCollection[]): ChangeStream {
+  const match = collections.map((c) => (c.operations ? { 'ns.coll': c.name, operationType: { $in: [...c.operations] } } : { 'ns.coll': c.name }));
+  return db.watch([{ $match: match.length === 1 ? match[0] : { $or: match } }], {});
 }

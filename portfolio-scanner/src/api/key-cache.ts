@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { ChangeStream, Db } from 'mongodb';
 import { lookupPortfolioKey, type PortfolioKeyLookup } from '@dv/accounts';
 import { COLLECTIONS } from '@dv/contracts';
-import type { Logger } from '@dv/runtime';
+import { watchCollections, type Logger } from '@dv/runtime';
 
 // Authenticated portfolio keys remembered in process (the gateway's pattern, gateway/src/services/
 // auth.ts): two MongoDB reads per call were most of an authenticated call's cost. A change stream
@@ -55,7 +55,8 @@ export class PortfolioKeyCache {
   async start(): Promise<void> {
     if (this.ttlMs <= 0) return;
     try {
-      this.streams = [this.db.collection(COLLECTIONS.portfolioApiKeys.name).watch([], {}), this.db.collection(COLLECTIONS.accounts.name).watch([], {})];
+      // One stream for both collections: each open stream costs MongoDB on every write (watchCollections).
+      this.streams = [watchCollections(this.db, [{ name: COLLECTIONS.portfolioApiKeys.name }, { name: COLLECTIONS.accounts.name }])];
       for (const s of this.streams) {
         s.on('change', (ev) => this.invalidate(ev as ChangeEvent));
         s.on('error', (err) => {
