@@ -41,6 +41,7 @@ import { exportDomainFilter, exportRequestSchema, normalizeParameters } from '..
 import { accountProjection } from '../../portfolio-scanner/src/exports/columns.ts';
 import { seedPortfolio } from '../../portfolio-scanner/src/exports/testing/seed.ts';
 import { benchArgs } from './lib/common.ts';
+import { cpuSeconds } from './lib/cpu.ts';
 
 const args = benchArgs();
 const N = Number(args.get('domains') ?? 100_000);
@@ -64,16 +65,6 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const rssMb = (pid: number | undefined) => {
   try {
     return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
-  } catch {
-    return 0;
-  }
-};
-
-/** CPU seconds (user + system) a process has used so far, from /proc (0 when unreadable). */
-const cpuS = (pid: number | undefined) => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
   }
@@ -214,9 +205,9 @@ try {
   // Beside the rates (which swing with whatever else the box runs), the server's CPU per request:
   // what one call costs the process, less sensitive to the neighbours than req/s.
   const cannon = async (pid: number | undefined, opts: autocannon.Options) => {
-    const cpu0 = cpuS(pid);
+    const cpu0 = cpuSeconds(pid);
     const r = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...opts });
-    return { rps: r.requests.average, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuUs: ((cpuS(pid) - cpu0) * 1e6) / Math.max(1, r.requests.total) };
+    return { rps: r.requests.average, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuUs: ((cpuSeconds(pid) - cpu0) * 1e6) / Math.max(1, r.requests.total) };
   };
   const rootReqs = authedKeys.map((k) => ({ method: 'GET' as const, path: '/api/v1/', headers: { authorization: `Bearer ${k}` } }));
   await autocannon({ url: api.url, requests: rootReqs, connections: 8, duration: 2 });

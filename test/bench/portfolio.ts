@@ -29,6 +29,7 @@ import { naiveScan } from './lib/naive-scanner.ts';
 import { portfolioStoreCeiling } from './lib/portfolio-store-ceiling.ts';
 import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
 import { benchArgs } from './lib/common.ts';
+import { cpuSeconds } from './lib/cpu.ts';
 
 const args = benchArgs();
 const N = Number(args.get('domains') ?? 100_000);
@@ -95,16 +96,6 @@ function dnsperf(port: number, file: string, outstanding: number, seconds: numbe
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(r.stdout)?.[1]);
   if (!Number.isFinite(qps)) throw new Error(`dnsperf failed: ${r.stderr || r.stdout}`);
   return qps;
-}
-
-/** Seconds of CPU (user + system) a process has used. */
-function cpuS(pid: number | undefined): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -182,7 +173,7 @@ try {
   /** Runs a pass: until every domain has scan_count >= want (or no progress for STALL_S). */
   const pass = async (label: string, want: number, since: Date): Promise<{ seconds: number; done: number }> => {
     const start = performance.now();
-    const cpu0 = { workers: procs.reduce((a, w) => a + cpuS(w.child.pid), 0), proxy: cpuS(proxy?.pid), nsd: cpuS(nsd?.pid) };
+    const cpu0 = { workers: procs.reduce((a, w) => a + cpuSeconds(w.child.pid), 0), proxy: cpuSeconds(proxy?.pid), nsd: cpuSeconds(nsd?.pid) };
     const load0 = loadavg();
     let done = 0;
     let lastProgress = performance.now();
@@ -206,7 +197,7 @@ try {
     const seconds = span[0] ? Math.max(0.001, (span[0].last.getTime() - span[0].first.getTime()) / 1000) : (performance.now() - start) / 1000;
     if (span[0]) say(`  ${label}: first scan stored ${round((span[0].first.getTime() - since.getTime()) / 1000, 1)} s after the pass began (workers starting), last ${round((span[0].last.getTime() - since.getTime()) / 1000, 1)} s`);
     for (const w of procs) maxRss = Math.max(maxRss, rssMb(w.child.pid, 'VmHWM'));
-    const cpu = { workers: procs.reduce((a, w) => a + cpuS(w.child.pid), 0) - cpu0.workers, proxy: cpuS(proxy?.pid) - cpu0.proxy, nsd: cpuS(nsd?.pid) - cpu0.nsd };
+    const cpu = { workers: procs.reduce((a, w) => a + cpuSeconds(w.child.pid), 0) - cpu0.workers, proxy: cpuSeconds(proxy?.pid) - cpu0.proxy, nsd: cpuSeconds(nsd?.pid) - cpu0.nsd };
     say(`  ${label}: CPU s per 1,000 domains: workers ${round((cpu.workers * 1000) / Math.max(1, done), 1)}, proxy ${round((cpu.proxy * 1000) / Math.max(1, done), 1)}, nsd ${round((cpu.nsd * 1000) / Math.max(1, done), 1)}; load average ${load0} at start, ${loadavg()} at end`);
     return { seconds, done };
   };

@@ -53,7 +53,7 @@ export class AuthService {
   private readonly cache = new Map<string, Entry>();
   private readonly lastUsedWritten = new Map<string, number>();
   private readonly unknownPrefixes: NegativeCache;
-  private streams: ChangeStream[] = [];
+  private stream: ChangeStream | undefined;
   private cacheOn = false;
   readonly attempts: AuthAttemptLimiter;
 
@@ -69,19 +69,18 @@ export class AuthService {
     try {
       // One stream for the three collections (each open stream costs MongoDB on every write). A
       // created key's insert event carries the document, its prefix included (invalidate).
-      this.streams = [watchCollections(this.opts.db, [{ name: COLLECTIONS.apiKeys.name }, { name: COLLECTIONS.accounts.name }, { name: this.opts.oauth.tokensCollection, operations: ['delete'] }])];
-      for (const s of this.streams) {
-        s.on('change', (ev) => this.invalidate(ev as ChangeEvent));
-        s.on('error', (err) => {
-          // Fail safe: no invalidation feed means no remembering.
-          this.opts.log.warn({ err: err.message }, 'auth change stream failed; key cache off');
-          this.cacheOn = false;
-          this.cache.clear();
-          this.unknownPrefixes.clear();
-        });
-      }
-      // Wait for the streams to be open on the server, so no change after this point is missed.
-      await Promise.all(this.streams.map((s) => s.tryNext().catch(() => null)));
+      const stream = watchCollections(this.opts.db, [{ name: COLLECTIONS.apiKeys.name }, { name: COLLECTIONS.accounts.name }, { name: this.opts.oauth.tokensCollection, operations: ['delete'] }]);
+      this.stream = stream;
+      stream.on('change', (ev) => this.invalidate(ev as ChangeEvent));
+      stream.on('error', (err) => {
+        // Fail safe: no invalidation feed means no remembering.
+        this.opts.log.warn({ err: err.message }, 'auth change stream failed; key cache off');
+        this.cacheOn = false;
+        this.cache.clear();
+        this.unknownPrefixes.clear();
+      });
+      // Wait for the stream to be open on the server, so no change after this point is missed.
+      await stream.tryNext().catch(() => null);
       this.cacheOn = true;
     } catch (err) {
       this.opts.log.warn({ err: (err as Error).message }, 'no change streams; key cache off');
@@ -90,7 +89,7 @@ export class AuthService {
 
   async stop(): Promise<void> {
     this.cacheOn = false;
-    await Promise.all(this.streams.map((s) => s.close().catch(() => undefined)));
+    await this.stream?.close().catch(() => undefined);
   }
 
   private invalidate(ev: ChangeEvent): void {

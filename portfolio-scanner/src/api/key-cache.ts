@@ -37,7 +37,7 @@ export class PortfolioKeyCache {
   private epoch = 0;
   private readonly dropped = new Map<string, number>();
   private readsUnderWay = 0;
-  private streams: ChangeStream[] = [];
+  private stream: ChangeStream | undefined;
   private on = false;
   /** Calls answered from memory / from MongoDB, and the MongoDB lookups made (tests read them). */
   hits = 0;
@@ -56,16 +56,15 @@ export class PortfolioKeyCache {
     if (this.ttlMs <= 0) return;
     try {
       // One stream for both collections: each open stream costs MongoDB on every write (watchCollections).
-      this.streams = [watchCollections(this.db, [{ name: COLLECTIONS.portfolioApiKeys.name }, { name: COLLECTIONS.accounts.name }])];
-      for (const s of this.streams) {
-        s.on('change', (ev) => this.invalidate(ev as ChangeEvent));
-        s.on('error', (err) => {
-          this.log.warn({ err: err.message }, 'portfolio key change stream failed; key cache off');
-          this.on = false;
-          this.forget();
-        });
-      }
-      await Promise.all(this.streams.map((s) => s.tryNext().catch(() => null)));
+      const stream = watchCollections(this.db, [{ name: COLLECTIONS.portfolioApiKeys.name }, { name: COLLECTIONS.accounts.name }]);
+      this.stream = stream;
+      stream.on('change', (ev) => this.invalidate(ev as ChangeEvent));
+      stream.on('error', (err) => {
+        this.log.warn({ err: err.message }, 'portfolio key change stream failed; key cache off');
+        this.on = false;
+        this.forget();
+      });
+      await stream.tryNext().catch(() => null);
       this.on = true;
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'no change streams; portfolio key cache off');
@@ -75,7 +74,7 @@ export class PortfolioKeyCache {
   async stop(): Promise<void> {
     this.on = false;
     this.forget();
-    await Promise.all(this.streams.map((s) => s.close().catch(() => undefined)));
+    await this.stream?.close().catch(() => undefined);
   }
 
   private invalidate(ev: ChangeEvent): void {

@@ -1,11 +1,29 @@
-// CPU seconds spent on this box by process name (utime + stime of every live process, from
-// /proc/<pid>/stat), so a long benchmark can print where the CPU of each stretch went: a stage
+// CPU seconds of processes on this box, from /proc/<pid>/stat (utime + stime): one process's
+// (`cpuSeconds`, for a bench's CPU per request or per scan), or every live process's by name
+// (`cpuSecondsByName`), so a long benchmark can print where the CPU of each stretch went: a stage
 // whose cost per unit of work grows as the run goes shows up as a rising figure.
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_S = 100; // USER_HZ on Linux
 
-/** Sums by `comm` (the kernel's process name, e.g. `node`, `mongod.exe`, `nats-server`) or by a label from `label(pid, comm)`. */
+/** comm (the kernel's process name, in parentheses, may hold spaces) and CPU seconds of one stat line. */
+function parseStat(stat: string): { comm: string; seconds: number } {
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  // utime and stime: fields 14 and 15 of stat, 11 and 12 after comm
+  return { comm: stat.slice(stat.indexOf('(') + 1, close), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S };
+}
+
+/** Seconds of CPU (user + system) a process has used so far (0 when unreadable, e.g. gone). */
+export function cpuSeconds(pid: number | undefined): number {
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).seconds;
+  } catch {
+    return 0;
+  }
+}
+
+/** Sums by `comm` (e.g. `node`, `nats-server`) or by a label from `label(pid, comm)`; null leaves a process out. */
 export function cpuSecondsByName(label: (pid: number, comm: string) => string | null = (_p, c) => c): Map<string, number> {
   const out = new Map<string, number>();
   for (const entry of readdirSync('/proc')) {
@@ -16,14 +34,9 @@ export function cpuSecondsByName(label: (pid: number, comm: string) => string | 
     } catch {
       continue; // gone between the listing and the read
     }
-    // comm is in parentheses and may hold spaces; the fields after it are space separated.
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const fields = stat.slice(close + 2).split(' ');
+    const { comm, seconds } = parseStat(stat);
     const name = label(Number(entry), comm);
-    if (name === null) continue;
-    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
-    out.set(name, (out.get(name) ?? 0) + ticks / TICKS_PER_S);
+    if (name !== null) out.set(name, (out.get(name) ?? 0) + seconds);
   }
   return out;
 }
