@@ -41,7 +41,7 @@ import { exportDomainFilter, exportRequestSchema, normalizeParameters } from '..
 import { accountProjection } from '../../portfolio-scanner/src/exports/columns.ts';
 import { seedPortfolio } from '../../portfolio-scanner/src/exports/testing/seed.ts';
 import { benchArgs } from './lib/common.ts';
-import { cpuSeconds } from './lib/cpu.ts';
+import { cpuSeconds, cpuTimes } from './lib/cpu.ts';
 
 const args = benchArgs();
 const N = Number(args.get('domains') ?? 100_000);
@@ -204,10 +204,25 @@ try {
   // 4. Authenticated GET /api/v1/ against bare node:http, alternated round by round.
   // Beside the rates (which swing with whatever else the box runs), the server's CPU per request:
   // what one call costs the process, less sensitive to the neighbours than req/s.
+  // Where the rest of the box's CPU went: the server's split between user and kernel mode (writes
+  // to loopback sockets do the receiver's TCP work too), Redis's and the client's (autocannon runs
+  // in this process) per request.
+  const redisPid = stack.servers.redis?.pid();
   const cannon = async (pid: number | undefined, opts: autocannon.Options) => {
-    const cpu0 = cpuSeconds(pid);
+    const t0 = { server: cpuTimes(pid), redis: cpuSeconds(redisPid), client: process.cpuUsage() };
     const r = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...opts });
-    return { rps: r.requests.average, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuUs: ((cpuSeconds(pid) - cpu0) * 1e6) / Math.max(1, r.requests.total) };
+    const server = cpuTimes(pid);
+    const client = process.cpuUsage(t0.client);
+    const perReq = (seconds: number) => (seconds * 1e6) / Math.max(1, r.requests.total);
+    return {
+      rps: r.requests.average,
+      non2xx: r.non2xx,
+      errors: r.errors + r.timeouts,
+      cpuUs: perReq(server.user + server.system - t0.server.user - t0.server.system),
+      systemUs: perReq(server.system - t0.server.system),
+      redisUs: perReq(cpuSeconds(redisPid) - t0.redis),
+      clientUs: perReq((client.user + client.system) / 1e6),
+    };
   };
   const rootReqs = authedKeys.map((k) => ({ method: 'GET' as const, path: '/api/v1/', headers: { authorization: `Bearer ${k}` } }));
   await autocannon({ url: api.url, requests: rootReqs, connections: 8, duration: 2 });
@@ -225,7 +240,7 @@ try {
     authedRps.push(authedRun.rps);
     authedNon2xx += authedRun.non2xx;
     if (authedRun.non2xx > 0 || authedRun.errors > 0) say(`WARNING: authed round ${r}: ${authedRun.non2xx} non-2xx, ${authedRun.errors} errors: its rate is not the authenticated call's`);
-    say(`round ${r}/${ROUNDS}: GET /api/v1/ ${Math.round(authedRun.rps)} req/s, bare node:http ${Math.round(bareRun.rps)} req/s, ratio ${round(authedRun.rps / bareRun.rps)}; server CPU per request ${Math.round(authedRun.cpuUs)} µs, bare ${Math.round(bareRun.cpuUs)} µs; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    say(`round ${r}/${ROUNDS}: GET /api/v1/ ${Math.round(authedRun.rps)} req/s, bare node:http ${Math.round(bareRun.rps)} req/s, ratio ${round(authedRun.rps / bareRun.rps)}; server CPU per request ${Math.round(authedRun.cpuUs)} µs (kernel ${Math.round(authedRun.systemUs)}), bare ${Math.round(bareRun.cpuUs)} µs (kernel ${Math.round(bareRun.systemUs)}); Redis ${Math.round(authedRun.redisUs)} µs; client ${Math.round(authedRun.clientUs)} µs, bare's ${Math.round(bareRun.clientUs)} µs; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   }
   const authedRatio = median(authedRps) / median(bareRps);
   say(`GET /api/v1/: median ${Math.round(median(authedRps))} req/s; bare node:http median ${Math.round(median(bareRps))} req/s (${ROUNDS} rounds each, ${CONNECTIONS} connections, ${DURATION_S} s); ratio of medians ${round(authedRatio)}`);

@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Registry } from 'prom-client';
 import type { Dependency } from './dependency.ts';
 import type { Logger } from './logger.ts';
-import { httpMetrics, readinessMetrics, routeTemplate, type ReadinessState } from './metrics.ts';
+import { httpDurationObserver, readinessMetrics, routeTemplate, type ReadinessState } from './metrics.ts';
 import { ApiError, sendProblem } from './problem.ts';
 import { DependencyGrace } from './readiness.ts';
 import { REQUEST_ID_HEADER, newRequestId, saneRequestId, withRequestId } from './request-id.ts';
@@ -42,12 +42,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', trustProxySetting(opts.trustedProxies));
-  app.use(httpMetrics(opts.registry));
-  app.use(requestIds(opts.log));
-  app.use((_req, res, next) => {
-    if (opts.isShuttingDown()) res.setHeader('Connection', 'close');
-    next();
-  });
+  app.use(requestLifecycle(opts));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -114,19 +109,27 @@ function degradedField(reasons: readonly string[]): { degraded?: readonly string
 const OPERATIONAL_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * X-Request-Id: the caller's when sane (saneRequestId), else a new one; echoed in the response,
- * and the request's work runs under it (request-id.ts). One line per request when it ends.
+ * What every request gets before any route, in one middleware with one listener (they were three,
+ * each with its own closure, listener and router step, on every call): X-Request-Id (the caller's
+ * when sane (saneRequestId), else a new one; echoed in the response, and the request's work runs
+ * under it: request-id.ts), `Connection: close` while the process drains, and when the response is
+ * written its duration in the histogram and one log line.
  */
-export function requestIds(log: Logger): (req: Request, res: Response, next: NextFunction) => void {
+export function requestLifecycle(opts: Pick<HttpAppOptions, 'registry' | 'log' | 'isShuttingDown'>): (req: Request, res: Response, next: NextFunction) => void {
+  const observe = httpDurationObserver(opts.registry);
+  const log = opts.log;
   return (req, res, next) => {
-    const id = saneRequestId(req.get(REQUEST_ID_HEADER)) ?? newRequestId();
+    const id = saneRequestId(req.headers['x-request-id']) ?? newRequestId();
     res.setHeader(REQUEST_ID_HEADER, id);
+    if (opts.isShuttingDown()) res.setHeader('Connection', 'close');
     const t0 = performance.now();
-    res.on('finish', () => {
+    res.once('finish', () => {
+      const ms = performance.now() - t0;
+      observe(req, res, ms / 1000);
       const level = OPERATIONAL_PATHS.has(req.path) ? 'debug' : 'info';
       // Below LOG_LEVEL the line is not even built (every request passes here).
       if (!log.isLevelEnabled(level)) return;
-      log[level]({ request_id: id, method: req.method, route: routeTemplate(req), status: res.statusCode, ms: Math.round(performance.now() - t0) }, 'http request');
+      log[level]({ request_id: id, method: req.method, route: routeTemplate(req), status: res.statusCode, ms: Math.round(ms) }, 'http request');
     });
     withRequestId(id, next);
   };

@@ -38,7 +38,7 @@ export async function admitCaller(ctx: ApiContext, res: Response, account: Accou
   }
   try {
     const { headers } = await ctx.limits.take(key._id, account._id, plan);
-    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    for (const k in headers) res.setHeader(k, headers[k]!);
   } catch (err) {
     if (err instanceof PortfolioError) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
     throw err;

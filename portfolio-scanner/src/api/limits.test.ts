@@ -4,8 +4,8 @@ import { ApiLimits } from './limits.ts';
 import type { PortfolioError } from './errors.ts';
 import { startHarness, type Harness } from './testing/harness.ts';
 
-// ApiLimits on the run's Redis: calls made in the same turn of the event loop go as one pipeline
-// and are counted exactly as one at a time would be; a Redis that cannot take commands fails each
+// ApiLimits on the run's Redis: calls made in the same turn of the event loop go as one script
+// (several past its cap) and are counted exactly as one at a time would be; a Redis that cannot take commands fails each
 // call, alone or batched.
 
 let h: Harness;
@@ -36,6 +36,15 @@ describe('portfolio API limits', () => {
     // A call on its own afterwards is answered the same way.
     await expect(limits.take('acc_1:1', 'acc_1', plan)).rejects.toMatchObject({ code: 'rate_limit_exceeded' });
     expect((await limits.take('acc_1:2', 'acc_1', plan)).headers['X-API-Quota-Used']).toBe('101');
+  });
+
+  it('600 calls at once (more than one script holds) are counted in order, each answered with its own count', async () => {
+    const limits = new ApiLimits(h.redis, `${h.redisPrefix}many:`);
+    const premium = PORTFOLIO_PLANS.enterprise_max_premium;
+    const got = await Promise.all(Array.from({ length: 600 }, (_, i) => limits.take(`acc_3:${i % 2}`, 'acc_3', premium)));
+    expect(got.map((g) => g.headers['X-API-Quota-Used'])).toEqual(Array.from({ length: 600 }, (_, i) => String(i + 1)));
+    // Two keys in turn: each key's minute count goes down by one every other call.
+    expect(got.map((g) => g.headers['X-RateLimit-Remaining'])).toEqual(Array.from({ length: 600 }, (_, i) => String(premium.requestsPerMinute - 1 - Math.floor(i / 2))));
   });
 
   it('a Redis that takes no commands fails every call, alone or batched', async () => {

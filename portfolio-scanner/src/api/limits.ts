@@ -13,45 +13,77 @@ export interface LimitState {
 
 const DAY_S = 86_400;
 
-// Both limits in one Redis round trip (one script): the per-minute count of the key first; only
-// when it is within the limit is the account's day counted, and a day over its quota is given its
-// call back. Fixed windows from the first call, as rate-limiter-flexible keeps them (same keys and
-// values, so its tools read them). Two sequential calls were a third of an authenticated call.
+// Both limits in one script: the per-minute count of the key first; only when it is within the
+// limit is the account's day counted, and a day over its quota is given its call back. Fixed
+// windows from the first call, as rate-limiter-flexible keeps them (same keys and values, so its
+// tools read them). Two sequential calls were a third of an authenticated call.
+//
+// One script runs the calls of a whole batch (below), in order: KEYS are each call's minute and day
+// keys in turn, ARGV the two windows and then each call's two limits; the reply is four integers
+// per call (outcome, minute count, minute window left in ms, day count). One command per batch
+// rather than one per call: the client builds, writes and decodes one, and Redis runs one script.
+// (All keys of a batch in one script: fine on one Redis or Sentinel, not on Redis Cluster.)
 const TAKE = `
-local m = redis.call('INCR', KEYS[1])
-local mttl = redis.call('PTTL', KEYS[1])
-if mttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]); mttl = tonumber(ARGV[3]) end
-if m > tonumber(ARGV[1]) then
-  return {0, m, mttl, tonumber(redis.call('GET', KEYS[2]) or '0')}
+local minuteMs, dayMs = tonumber(ARGV[1]), ARGV[2]
+local out = {}
+for i = 1, #KEYS / 2 do
+  local mk, dk = KEYS[2 * i - 1], KEYS[2 * i]
+  local rpm, perDay = tonumber(ARGV[2 * i + 1]), tonumber(ARGV[2 * i + 2])
+  local m = redis.call('INCR', mk)
+  local mttl = redis.call('PTTL', mk)
+  if mttl < 0 then redis.call('PEXPIRE', mk, minuteMs); mttl = minuteMs end
+  local o = #out
+  if m > rpm then
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4] = 0, m, mttl, tonumber(redis.call('GET', dk) or '0')
+  else
+    local d = redis.call('INCR', dk)
+    if redis.call('PTTL', dk) < 0 then redis.call('PEXPIRE', dk, dayMs) end
+    if d > perDay then
+      redis.call('DECR', dk)
+      out[o + 1], out[o + 2], out[o + 3], out[o + 4] = 1, m, mttl, d - 1
+    else
+      out[o + 1], out[o + 2], out[o + 3], out[o + 4] = 2, m, mttl, d
+    end
+  end
 end
-local d = redis.call('INCR', KEYS[2])
-if redis.call('PTTL', KEYS[2]) < 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
-if d > tonumber(ARGV[2]) then
-  redis.call('DECR', KEYS[2])
-  return {1, m, mttl, d - 1}
-end
-return {2, m, mttl, d}
+return out
 `;
 
-type TakeArgs = [minuteKey: string, dayKey: string, rpm: number, perDay: number, minuteMs: number, dayMs: number];
-type TakeReply = [outcome: number, minuteUsed: number, minuteMs: number, dayUsed: number];
-type TakeRedis = Redis & { portfolioTake?: (...args: TakeArgs) => Promise<TakeReply> };
-type TakePipeline = { portfolioTake: (...args: TakeArgs) => unknown; exec: () => Promise<[Error | null, unknown][] | null> };
+const MINUTE_MS = 60_000;
+// The day counter outlives its day (a call at 23:59:59 UTC still finds it the next morning's).
+const DAY_KEY_TTL_MS = 2 * DAY_S * 1000;
 
-// Calls that arrive in the same turn of the event loop (many connections at once) go to Redis as
-// one pipeline: one write and one read for all of them instead of one each, the same scripts run
-// in the same order, each call still waits for its own answer. A lone call goes as it is. At 32
-// connections this was about a sixth of an authenticated call's CPU.
+interface Call {
+  minuteKey: string;
+  dayKey: string;
+  rpm: number;
+  perDay: number;
+  resolve: (r: TakeReply) => void;
+  reject: (err: unknown) => void;
+}
+type TakeReply = [outcome: number, minuteUsed: number, minuteMs: number, dayUsed: number];
+type TakeRedis = Redis & { portfolioTakeBatch?: (numKeys: number, ...keysAndArgs: (string | number)[]) => Promise<number[]> };
+
+// Batches: the calls of one turn of the event loop together, and at most PIPELINES_IN_FLIGHT
+// batches at Redis at a time; calls that arrive meanwhile wait for one to come back and go in the
+// next (a group commit). A lone call on a quiet process goes at once; under load a batch carries
+// as many calls as arrived during a Redis round trip (about a dozen at 32 connections), each still
+// waiting for its own answer. At most BATCH_MAX_CALLS calls per script, so Redis, which runs a
+// script to its end before anything else, is never held long.
+const PIPELINES_IN_FLIGHT = 2;
+const BATCH_MAX_CALLS = 256;
 
 export class ApiLimits {
   private readonly redis: TakeRedis;
   private readonly prefix: string;
   private readonly now: () => number;
-  private waiting: { args: TakeArgs; resolve: (r: TakeReply) => void; reject: (err: unknown) => void }[] = [];
+  private waiting: Call[] = [];
+  private inFlight = 0;
+  private scheduled = false;
 
   constructor(redis: Redis, prefix: string, now: () => number = Date.now) {
     this.redis = redis as TakeRedis;
-    if (!this.redis.portfolioTake) this.redis.defineCommand('portfolioTake', { numberOfKeys: 2, lua: TAKE });
+    if (!this.redis.portfolioTakeBatch) this.redis.defineCommand('portfolioTakeBatch', { lua: TAKE });
     this.prefix = prefix;
     this.now = now;
   }
@@ -80,7 +112,7 @@ export class ApiLimits {
    * rate_limit_exceeded (with the headers and Retry-After) when either limit is used up.
    */
   async take(keyId: string, accountId: string, plan: PortfolioPlan): Promise<LimitState> {
-    const [outcome, minuteUsed, minuteMs, dayUsed] = await this.run([`${this.prefix}papi:rpm:${keyId}`, `${this.prefix}papi:day:${this.dayKey(accountId)}`, plan.requestsPerMinute, plan.callsPerDay, 60_000, 2 * DAY_S * 1000]);
+    const [outcome, minuteUsed, minuteMs, dayUsed] = await this.run(`${this.prefix}papi:rpm:${keyId}`, `${this.prefix}papi:day:${this.dayKey(accountId)}`, plan.requestsPerMinute, plan.callsPerDay);
     const headers = {
       'X-RateLimit-Limit': String(plan.requestsPerMinute),
       'X-RateLimit-Remaining': String(Math.max(0, plan.requestsPerMinute - minuteUsed)),
@@ -103,34 +135,52 @@ export class ApiLimits {
     return { headers };
   }
 
-  /** The script for one call, sent with the others of this turn of the event loop. */
-  private run(args: TakeArgs): Promise<TakeReply> {
+  /** One call's counts, from the script run for its batch. */
+  private run(minuteKey: string, dayKey: string, rpm: number, perDay: number): Promise<TakeReply> {
     return new Promise((resolve, reject) => {
-      if (this.waiting.push({ args, resolve, reject }) === 1) setImmediate(() => this.flush());
+      this.waiting.push({ minuteKey, dayKey, rpm, perDay, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** A flush at the end of this turn, unless one is due or the batches in flight are at the cap. */
+  private schedule(): void {
+    if (this.scheduled || this.waiting.length === 0 || this.inFlight >= PIPELINES_IN_FLIGHT) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
     });
   }
 
   private flush(): void {
-    const batch = this.waiting;
-    this.waiting = [];
-    if (batch.length === 1) {
-      const one = batch[0]!;
-      this.redis.portfolioTake!(...one.args).then(one.resolve, one.reject);
-      return;
+    if (this.waiting.length === 0) return;
+    const batch = this.waiting.length > BATCH_MAX_CALLS ? this.waiting.splice(0, BATCH_MAX_CALLS) : this.waiting;
+    if (batch === this.waiting) this.waiting = [];
+    this.inFlight++;
+    const keys: string[] = [];
+    const argv: number[] = [MINUTE_MS, DAY_KEY_TTL_MS];
+    for (const c of batch) {
+      keys.push(c.minuteKey, c.dayKey);
+      argv.push(c.rpm, c.perDay);
     }
-    const pipeline = this.redis.pipeline() as unknown as TakePipeline;
-    for (const b of batch) pipeline.portfolioTake(...b.args);
-    pipeline.exec().then(
-      (results) => {
-        batch.forEach((b, i) => {
-          const [err, reply] = results?.[i] ?? [new Error('Redis pipeline discarded'), null];
-          if (err) b.reject(err);
-          else b.resolve(reply as TakeReply);
-        });
-      },
-      (err: unknown) => {
-        for (const b of batch) b.reject(err);
-      },
-    );
+    this.redis.portfolioTakeBatch!(keys.length, ...keys, ...argv)
+      .then(
+        (reply) => {
+          batch.forEach((c, i) => {
+            if (reply.length < 4 * (i + 1)) c.reject(new Error('Redis answered fewer limit counts than calls sent'));
+            else c.resolve([reply[4 * i]!, reply[4 * i + 1]!, reply[4 * i + 2]!, reply[4 * i + 3]!]);
+          });
+        },
+        (err: unknown) => {
+          for (const c of batch) c.reject(err);
+        },
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.schedule();
+      });
+    // More than one script's worth waiting: the rest goes at once, up to the cap.
+    if (this.waiting.length > 0) this.schedule();
   }
 }

@@ -7,11 +7,23 @@ import { readdirSync, readFileSync } from 'node:fs';
 const TICKS_PER_S = 100; // USER_HZ on Linux
 
 /** comm (the kernel's process name, in parentheses, may hold spaces) and CPU seconds of one stat line. */
-function parseStat(stat: string): { comm: string; seconds: number } {
+function parseStat(stat: string): { comm: string; seconds: number; user: number; system: number } {
   const close = stat.lastIndexOf(')');
   const fields = stat.slice(close + 2).split(' ');
   // utime and stime: fields 14 and 15 of stat, 11 and 12 after comm
-  return { comm: stat.slice(stat.indexOf('(') + 1, close), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S };
+  const user = Number(fields[11]) / TICKS_PER_S;
+  const system = Number(fields[12]) / TICKS_PER_S;
+  return { comm: stat.slice(stat.indexOf('(') + 1, close), seconds: user + system, user, system };
+}
+
+/** A process's CPU seconds so far in user and kernel mode (zeros when unreadable). */
+export function cpuTimes(pid: number | undefined): { user: number; system: number } {
+  try {
+    const { user, system } = parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return { user, system };
+  } catch {
+    return { user: 0, system: 0 };
+  }
 }
 
 /** Seconds of CPU (user + system) a process has used so far (0 when unreadable, e.g. gone). */
