@@ -13,7 +13,7 @@ import { CONSUMERS, NATS_USERS } from '@dv/contracts';
 import { NATS_PRODUCTION_RULES, loadConfig } from '@dv/runtime';
 import { NATS_AUTH_FILE, renderK8sNatsAuth } from '../scripts/k8s-nats-auth.ts';
 import { passwordEnvName } from '../infra/src/stack/nats-auth.ts';
-import { SERVICE_NODE_OPTIONS, type ServiceName } from '../infra/src/services.ts';
+import { serviceNodeOptions, type ServiceName } from '../infra/src/services.ts';
 import { gatewayConfigSchema, gatewayProductionRules } from '../gateway/src/config.ts';
 import { lookupConfigSchema, lookupProductionRules } from '../lookup/src/config.ts';
 import { portfolioConfigSchema } from '../portfolio-scanner/src/config.ts';
@@ -131,7 +131,7 @@ function configProblems(objects: readonly K8sObject[]): string[] {
           for (const name of Object.keys(env)) if (!(name in schema.shape) && !NOT_IN_SCHEMA.has(name)) problems.push(`${at}: ${name} is not a ${service} setting`);
           // runService adds the bus rules for every service on the bus (all but lookup).
           loadConfig(service, schema as never, env, (service === 'lookup' ? rules : { ...NATS_PRODUCTION_RULES, ...rules }) as never);
-          const nodeOptions = SERVICE_NODE_OPTIONS[service];
+          const nodeOptions = serviceNodeOptions(service, env);
           if (nodeOptions && env.NODE_OPTIONS !== nodeOptions) problems.push(`${at}: NODE_OPTIONS ${env.NODE_OPTIONS ?? '(unset)'}, infra/src/services.ts says ${nodeOptions}`);
         } catch (err) {
           problems.push(`${at}: ${(err as Error).message}`);

@@ -44,6 +44,21 @@ export const SERVICE_NODE_OPTIONS: Readonly<Record<ServiceName, string>> = {
 };
 
 /**
+ * The portfolio API role (PORTFOLIO_ROLE=api) holds no scan state, and its small calls need the
+ * room: with the workers' 224 MB (or 512) old space, once it had served list pages of 5,000
+ * domains an authenticated call cost 85-99 µs of CPU instead of 41-50 in 10 of 11 benchmark runs
+ * (`npm run bench -- portfolio-api`): V8 sizes its heap growth from the old-space limit, and a tight
+ * one kept it collecting (a megabyte promoted per scavenge, a full collection every half second).
+ * With 768 MB the same runs stayed at 45-50 µs; the process peaked at ~270 MB RSS.
+ */
+export const PORTFOLIO_API_NODE_OPTIONS = '--max-semi-space-size=16 --max-old-space-size=768';
+
+/** The V8 options a service's process runs with: SERVICE_NODE_OPTIONS, but the portfolio API role's own. */
+export function serviceNodeOptions(name: ServiceName, env: Readonly<Record<string, string | undefined>>): string {
+  return name === 'portfolio-scanner' && env.PORTFOLIO_ROLE === 'api' ? PORTFOLIO_API_NODE_OPTIONS : SERVICE_NODE_OPTIONS[name];
+}
+
+/**
  * Keys the services of one stack must share, made once per data folder (mode 600) so what they
  * sign survives a restart of `npm start`, and passed as <NAME>_FILE (the value never appears in the
  * environment or stack.json). A key the user set (NAME or NAME_FILE) wins.
@@ -112,7 +127,7 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
   env.SHUTDOWN_DELAY_MS ??= '0';
   // On a local stack every service connects to the bus as its own user (issue 19), unless the caller chose one.
   if (env.NATS_USERS_DIR && !env.NATS_USER && !env.NATS_PASSWORD_FILE) Object.assign(env, natsUserEnv(env.NATS_USERS_DIR, name));
-  const nodeOptions = [SERVICE_NODE_OPTIONS[name], env.NODE_OPTIONS ?? ''].filter(Boolean).join(' ');
+  const nodeOptions = [serviceNodeOptions(name, env), env.NODE_OPTIONS ?? ''].filter(Boolean).join(' ');
   if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
   const [file, ...argv] = [...(opts.wrap ?? []), process.execPath, join(REPO_ROOT, name, 'src', 'main.ts')];
   const child = spawn(file!, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT, detached: opts.detachedPidDir !== undefined });

@@ -41,7 +41,7 @@ import { exportDomainFilter, exportRequestSchema, normalizeParameters } from '..
 import { accountProjection } from '../../portfolio-scanner/src/exports/columns.ts';
 import { seedPortfolio } from '../../portfolio-scanner/src/exports/testing/seed.ts';
 import { benchArgs } from './lib/common.ts';
-import { cpuSeconds, cpuTimes } from './lib/cpu.ts';
+import { cpuDelta, cpuSeconds, cpuSecondsByName, cpuTimes } from './lib/cpu.ts';
 
 const args = benchArgs();
 const N = Number(args.get('domains') ?? 100_000);
@@ -104,6 +104,10 @@ try {
   // nowhere to send DNS or RDAP questions: what it does during the run is the export.
   const worker = await startServiceProcess('portfolio-scanner', { env: { ...env, PORTFOLIO_ROLE: 'worker', DNS_SERVERS: '127.0.0.1:9', RDAP_BOOTSTRAP_URL: 'http://127.0.0.1:9/', PORTFOLIO_EXPORT_CONCURRENCY: '1' }, logDir });
   procs.push(worker);
+  // The API process's RSS over the whole run (its V8 limits are the launcher's, SERVICE_NODE_OPTIONS).
+  let apiRssMax = 0;
+  const apiSampler = setInterval(() => (apiRssMax = Math.max(apiRssMax, rssMb(api.child.pid))), 200);
+  apiSampler.unref();
   const barePort = await new Promise<number>((resolve) => bare.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
   const call = async (path: string, init: RequestInit = {}) => {
     const res = await fetch(path.startsWith('http') ? path : `${api.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
@@ -208,10 +212,13 @@ try {
   // to loopback sockets do the receiver's TCP work too), Redis's and the client's (autocannon runs
   // in this process) per request.
   const redisPid = stack.servers.redis?.pid();
+  const byRole = (p: number, comm: string) => (p === api.child.pid || p === bare.pid ? 'server' : p === process.pid ? 'client' : p === redisPid ? 'redis' : p === worker.child.pid ? 'worker' : comm);
   const cannon = async (pid: number | undefined, opts: autocannon.Options) => {
-    const t0 = { server: cpuTimes(pid), redis: cpuSeconds(redisPid), client: process.cpuUsage() };
+    const t0 = { server: cpuTimes(pid), redis: cpuSeconds(redisPid), client: process.cpuUsage(), box: cpuSecondsByName(byRole) };
     const r = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...opts });
     const server = cpuTimes(pid);
+    // Cores the other processes kept busy meanwhile (two cores here: a busy neighbour slows the server's every instruction).
+    const others = [...cpuDelta(t0.box, cpuSecondsByName(byRole))].filter(([name, s]) => name !== 'server' && s / DURATION_S >= 0.05).sort((a, b) => b[1] - a[1]);
     const client = process.cpuUsage(t0.client);
     const perReq = (seconds: number) => (seconds * 1e6) / Math.max(1, r.requests.total);
     return {
@@ -222,6 +229,7 @@ try {
       systemUs: perReq(server.system - t0.server.system),
       redisUs: perReq(cpuSeconds(redisPid) - t0.redis),
       clientUs: perReq((client.user + client.system) / 1e6),
+      others: others.map(([name, s]) => `${name} ${round(s / DURATION_S, 2)}`).join(', ') || 'none',
     };
   };
   const rootReqs = authedKeys.map((k) => ({ method: 'GET' as const, path: '/api/v1/', headers: { authorization: `Bearer ${k}` } }));
@@ -240,11 +248,12 @@ try {
     authedRps.push(authedRun.rps);
     authedNon2xx += authedRun.non2xx;
     if (authedRun.non2xx > 0 || authedRun.errors > 0) say(`WARNING: authed round ${r}: ${authedRun.non2xx} non-2xx, ${authedRun.errors} errors: its rate is not the authenticated call's`);
-    say(`round ${r}/${ROUNDS}: GET /api/v1/ ${Math.round(authedRun.rps)} req/s, bare node:http ${Math.round(bareRun.rps)} req/s, ratio ${round(authedRun.rps / bareRun.rps)}; server CPU per request ${Math.round(authedRun.cpuUs)} µs (kernel ${Math.round(authedRun.systemUs)}), bare ${Math.round(bareRun.cpuUs)} µs (kernel ${Math.round(bareRun.systemUs)}); Redis ${Math.round(authedRun.redisUs)} µs; client ${Math.round(authedRun.clientUs)} µs, bare's ${Math.round(bareRun.clientUs)} µs; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    say(`round ${r}/${ROUNDS}: GET /api/v1/ ${Math.round(authedRun.rps)} req/s, bare node:http ${Math.round(bareRun.rps)} req/s, ratio ${round(authedRun.rps / bareRun.rps)}; server CPU per request ${Math.round(authedRun.cpuUs)} µs (kernel ${Math.round(authedRun.systemUs)}), bare ${Math.round(bareRun.cpuUs)} µs (kernel ${Math.round(bareRun.systemUs)}); Redis ${Math.round(authedRun.redisUs)} µs; client ${Math.round(authedRun.clientUs)} µs, bare's ${Math.round(bareRun.clientUs)} µs; cores busy besides (authed round) ${authedRun.others}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   }
   const authedRatio = median(authedRps) / median(bareRps);
   say(`GET /api/v1/: median ${Math.round(median(authedRps))} req/s; bare node:http median ${Math.round(median(bareRps))} req/s (${ROUNDS} rounds each, ${CONNECTIONS} connections, ${DURATION_S} s); ratio of medians ${round(authedRatio)}`);
 
+  clearInterval(apiSampler);
   process.stdout.write(
     `${JSON.stringify({
       domains: N,
@@ -256,6 +265,7 @@ try {
       authed_cpu_us: Math.round(median(authedCpuUs)),
       bare_cpu_us: Math.round(median(bareCpuUs)),
       authed_non2xx: authedNon2xx,
+      api_max_rss_mb: Math.round(apiRssMax),
       loadavg: loadavg().map((l) => round(l, 1)),
     })}\n`,
   );

@@ -26,7 +26,7 @@ import { createAccount, createPortfolioKey, setPortfolioPlan, type Account } fro
 import { COLLECTIONS } from '@dv/contracts';
 import { connectMongo, createLogger, connectNats } from '@dv/runtime';
 import { applySchema, ensureDemoAccount } from '../../infra/src/demo-account.ts';
-import { SERVICE_NODE_OPTIONS, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../../infra/src/services.ts';
+import { serviceNodeOptions, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../../infra/src/services.ts';
 import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld } from '../../infra/src/world/index.ts';
 import { addDomains } from '../../portfolio-scanner/src/store/index.ts';
@@ -117,7 +117,7 @@ try {
   const barePort = await new Promise<number>((resolve) => bare.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
   pids.set('bare', bare.pid!);
   const url = (w: Watched) => running.get(w)!.url;
-  say(`NODE_OPTIONS per service: ${own.map(([w, s]) => `${w} "${[SERVICE_NODE_OPTIONS[s], EXTRA_NODE_OPTIONS].filter(Boolean).join(' ')}"`).join(', ')}`);
+  say(`NODE_OPTIONS per service: ${own.map(([w, s, extra]) => `${w} "${[serviceNodeOptions(s, extra), EXTRA_NODE_OPTIONS].filter(Boolean).join(' ')}"`).join(', ')}`);
   await sleep(5_000);
 
   phase = 'gateway';

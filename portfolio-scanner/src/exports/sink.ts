@@ -41,7 +41,9 @@ export function openSink(db: Db, fileName: string, contentType: string, metadata
     stream: upload,
     async write(chunk) {
       if (failed) throw failed;
-      if (!upload.write(chunk)) await Promise.race([once(upload, 'drain'), once(upload, 'error')]);
+      // once() rejects on 'error' itself; racing a second once(upload, 'error') left its listener
+      // behind at every wait (MaxListenersExceededWarning on a large export).
+      if (!upload.write(chunk)) await once(upload, 'drain');
       if (failed) throw failed;
     },
     async finish() {
