@@ -142,6 +142,12 @@ export const PORTFOLIO_DEFAULTS = {
   exportMaxAttempts: 3,
   /** Rows read, formatted and written per step (the cursor's batch size): memory per export is a few of these. */
   exportBatchRows: 1_000,
+  /**
+   * csv batches handed to the file store before the writer waits for the oldest: GridFS inserts
+   * its chunks one at a time, and with one batch ahead the reads stalled behind every chunk insert
+   * (a 100,000-row export took read time plus write time). ~150 KB each at the default columns.
+   */
+  exportWriteAheadBatches: 8,
   /** GridFS chunk size: fewer, larger chunks write faster; 1 MiB stays far below the 16 MB document limit. */
   exportChunkBytes: 1_048_576,
   /** Completed and failed exports (record and file) are kept this long. */

@@ -8,7 +8,10 @@ import { outcome } from '../store/fixtures.ts';
 import { slotOf, storeScan } from '../store/index.ts';
 import { signExportLink } from './signing.ts';
 import { unzip } from './testing/unzip.ts';
+import { exportRequestSchema, normalizeParameters } from './params.ts';
+import type { FileSink } from './sink.ts';
 import { ExportWorker, type ExportSettings } from './worker.ts';
+import { writeCsv } from './write-csv.ts';
 
 // The export routes and workers on the run's MongoDB and Redis: every export type end to end
 // (queued → processing → completed, the file fetched through its signed link), filters and
@@ -260,6 +263,30 @@ describe('validation, auth and isolation', () => {
 });
 
 describe('failures, crashes, limits and expiry', () => {
+  it('csv batches written ahead reach the file in order; a failed write fails the export, handled', async () => {
+    // The writer hands several batches to the file store before waiting for the oldest: a store
+    // that answers out of order still gets them in order, and one that fails is the export's error.
+    const sinkOf = (failAt: number) => {
+      const chunks: string[] = [];
+      const sink = {
+        write: (chunk: string | Buffer) => {
+          chunks.push(chunk.toString());
+          const n = chunks.length;
+          return new Promise<void>((resolve, reject) => setTimeout(() => (n === failAt ? reject(new Error('file store full')) : resolve()), 30 - n * 5));
+        },
+      } as unknown as FileSink;
+      return { sink, chunks };
+    };
+    const job = { parameters: normalizeParameters(exportRequestSchema.parse({})).parameters } as ExportDoc;
+    const ctx = (sink: FileSink) => ({ db: h.db, job, sink, source: { accountId: a.accountId, parameters: job.parameters, batchRows: 2 }, progress: async () => undefined, pdfMaxRows: 3, now: new Date() });
+    const ok = sinkOf(0);
+    expect(await writeCsv(ctx(ok.sink))).toEqual({ rowCount: 5 });
+    expect(ok.chunks).toHaveLength(4); // the header, then batches of 2, 2 and 1
+    expect(csvRows(ok.chunks.join('')).slice(1).map((l) => l.split(',')[1])).toEqual(['d1.example.test', 'd2.example.test', 'd3.example.test', 'd4.example.test', 'd5.example.test']);
+    const failing = sinkOf(2);
+    await expect(writeCsv(ctx(failing.sink))).rejects.toThrow('file store full');
+  });
+
   it('a writer that throws ends the export failed with the reason, and its partial file is removed', async () => {
     // A queued record with a column no writer knows (as a corrupted record would be), inserted as the API would.
     const template = (await exportsOf().findOne({ account_id: b.accountId }))!;

@@ -24,6 +24,7 @@ export function openSink(db: Db, fileName: string, contentType: string, metadata
   const upload: GridFSBucketWriteStream = exportBucket(db, chunkSizeBytes).openUploadStream(fileName, { metadata: { ...metadata, content_type: contentType } });
   let bytes = 0;
   let failed: Error | null = null;
+  let drained: Promise<void> | null = null;
   upload.on('error', (err) => {
     failed = err;
   });
@@ -41,9 +42,21 @@ export function openSink(db: Db, fileName: string, contentType: string, metadata
     stream: upload,
     async write(chunk) {
       if (failed) throw failed;
-      // once() rejects on 'error' itself; racing a second once(upload, 'error') left its listener
-      // behind at every wait (MaxListenersExceededWarning on a large export).
-      if (!upload.write(chunk)) await once(upload, 'drain');
+      // Writes made while the stream is full share one wait for its 'drain' (once() rejects on
+      // 'error' itself): one listener pair however many writers wait. Racing a second
+      // once(upload, 'error') left a listener behind at every wait (MaxListenersExceededWarning).
+      if (!upload.write(chunk)) {
+        drained ??= once(upload, 'drain').then(
+          () => {
+            drained = null;
+          },
+          (err: unknown) => {
+            drained = null;
+            throw err;
+          },
+        );
+        await drained;
+      }
       if (failed) throw failed;
     },
     async finish() {

@@ -1,3 +1,4 @@
+import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
 import { diffCells, domainCells } from './columns.ts';
 import { csvLine } from './csv.ts';
 import { diffBatches, domainBatches } from './rows.ts';
@@ -8,17 +9,21 @@ export async function writeCsv(w: WriteContext): Promise<Written> {
   const columns = w.job.parameters.columns;
   await w.sink.write(csvLine(columns));
   let rows = 0;
-  // One batch goes to the file store while the next is read: at most two batches in memory.
-  let writing = Promise.resolve();
+  // Up to exportWriteAheadBatches batches go to the file store while the next are read (memory:
+  // that many batches' text); writes reach the upload stream in order as they are made.
+  const writing: Promise<void>[] = [];
   for await (const batch of domainBatches(w.db, w.source, columns)) {
     let text = '';
     for (const r of batch) text += csvLine(domainCells(r, columns));
-    await writing;
-    writing = w.sink.write(text);
+    const written = w.sink.write(text);
+    // Awaited below or in turn; a failure meanwhile must not go unhandled.
+    written.catch(() => undefined);
+    writing.push(written);
+    if (writing.length >= PORTFOLIO_DEFAULTS.exportWriteAheadBatches) await writing.shift();
     rows += batch.length;
     await w.progress(rows);
   }
-  await writing;
+  for (const p of writing) await p;
   return { rowCount: rows };
 }
 
