@@ -49,7 +49,7 @@ export const SERVICE_NODE_OPTIONS: Readonly<Record<ServiceName, string>> = {
  * domains an authenticated call cost 85-99 µs of CPU instead of 41-50 in 10 of 11 benchmark runs
  * (`npm run bench -- portfolio-api`): V8 sizes its heap growth from the old-space limit, and a tight
  * one kept it collecting (a megabyte promoted per scavenge, a full collection every half second).
- * With 768 MB the same runs stayed at 45-50 µs; the process peaked at 284-288 MB RSS at 100,000 domains.
+ * With 768 MB the same runs stayed at 45-50 µs; the process peaked at 284-295 MB RSS at 100,000 domains.
  */
 export const PORTFOLIO_API_NODE_OPTIONS = '--max-semi-space-size=16 --max-old-space-size=768';
 
