@@ -42,7 +42,7 @@ import { exportDomainFilter, exportRequestSchema, normalizeParameters } from '..
 import { accountProjection } from '../../portfolio-scanner/src/exports/columns.ts';
 import { seedPortfolio } from '../../portfolio-scanner/src/exports/testing/seed.ts';
 import { benchArgs } from './lib/common.ts';
-import { cpuDelta, cpuSeconds, cpuSecondsByName, cpuTimes } from './lib/cpu.ts';
+import { cpuDelta, cpuSecondsByName, cpuTimes } from './lib/cpu.ts';
 
 const args = benchArgs();
 const N = Number(args.get('domains') ?? 100_000);
@@ -105,7 +105,7 @@ try {
   // nowhere to send DNS or RDAP questions: what it does during the run is the export.
   const worker = await startServiceProcess('portfolio-scanner', { env: { ...env, PORTFOLIO_ROLE: 'worker', DNS_SERVERS: '127.0.0.1:9', RDAP_BOOTSTRAP_URL: 'http://127.0.0.1:9/', PORTFOLIO_EXPORT_CONCURRENCY: '1' }, logDir });
   procs.push(worker);
-  // The API process's RSS over the whole run (its V8 limits are the launcher's, SERVICE_NODE_OPTIONS).
+  // The API process's RSS over the whole run (its V8 limits are the launcher's: PORTFOLIO_API_NODE_OPTIONS).
   let apiRssMax = 0;
   const apiSampler = setInterval(() => (apiRssMax = Math.max(apiRssMax, rssMb(api.child.pid))), 200);
   apiSampler.unref();
@@ -226,12 +226,12 @@ try {
   const redisPid = stack.servers.redis?.pid();
   const byRole = (p: number, comm: string) => (p === api.child.pid || p === bare.pid ? 'server' : p === process.pid ? 'client' : p === redisPid ? 'redis' : p === worker.child.pid ? 'worker' : comm);
   const cannon = async (pid: number | undefined, opts: autocannon.Options) => {
-    const t0 = { server: cpuTimes(pid), redis: cpuSeconds(redisPid), client: process.cpuUsage(), box: cpuSecondsByName(byRole) };
+    const t0 = { server: cpuTimes(pid), box: cpuSecondsByName(byRole) };
     const r = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...opts });
     const server = cpuTimes(pid);
+    const box = cpuDelta(t0.box, cpuSecondsByName(byRole));
     // Cores the other processes kept busy meanwhile (two cores here: a busy neighbour slows the server's every instruction).
-    const others = [...cpuDelta(t0.box, cpuSecondsByName(byRole))].filter(([name, s]) => name !== 'server' && s / DURATION_S >= 0.05).sort((a, b) => b[1] - a[1]);
-    const client = process.cpuUsage(t0.client);
+    const others = [...box].filter(([name, s]) => name !== 'server' && s / DURATION_S >= 0.05).sort((a, b) => b[1] - a[1]);
     const perReq = (seconds: number) => (seconds * 1e6) / Math.max(1, r.requests.total);
     return {
       rps: r.requests.average,
@@ -239,8 +239,8 @@ try {
       errors: r.errors + r.timeouts,
       cpuUs: perReq(server.user + server.system - t0.server.user - t0.server.system),
       systemUs: perReq(server.system - t0.server.system),
-      redisUs: perReq(cpuSeconds(redisPid) - t0.redis),
-      clientUs: perReq((client.user + client.system) / 1e6),
+      redisUs: perReq(box.get('redis') ?? 0),
+      clientUs: perReq(box.get('client') ?? 0),
       others: others.map(([name, s]) => `${name} ${round(s / DURATION_S, 2)}`).join(', ') || 'none',
     };
   };

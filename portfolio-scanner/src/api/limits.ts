@@ -64,13 +64,13 @@ interface Call {
 type TakeReply = [outcome: number, minuteUsed: number, minuteMs: number, dayUsed: number];
 type TakeRedis = Redis & { portfolioTakeBatch?: (numKeys: number, ...keysAndArgs: (string | number)[]) => Promise<number[]> };
 
-// Batches: the calls of one turn of the event loop together, and at most PIPELINES_IN_FLIGHT
+// Batches: the calls of one turn of the event loop together, and at most BATCHES_IN_FLIGHT
 // batches at Redis at a time; calls that arrive meanwhile wait for one to come back and go in the
 // next (a group commit). A lone call on a quiet process goes at once; under load a batch carries
 // as many calls as arrived during a Redis round trip (about a dozen at 32 connections), each still
 // waiting for its own answer. At most BATCH_MAX_CALLS calls per script, so Redis, which runs a
 // script to its end before anything else, is never held long.
-const PIPELINES_IN_FLIGHT = 2;
+const BATCHES_IN_FLIGHT = 2;
 const BATCH_MAX_CALLS = 256;
 
 export class ApiLimits {
@@ -145,7 +145,7 @@ export class ApiLimits {
 
   /** A flush at the end of this turn, unless one is due or the batches in flight are at the cap. */
   private schedule(): void {
-    if (this.scheduled || this.waiting.length === 0 || this.inFlight >= PIPELINES_IN_FLIGHT) return;
+    if (this.scheduled || this.waiting.length === 0 || this.inFlight >= BATCHES_IN_FLIGHT) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -154,9 +154,8 @@ export class ApiLimits {
   }
 
   private flush(): void {
-    if (this.waiting.length === 0) return;
-    const batch = this.waiting.length > BATCH_MAX_CALLS ? this.waiting.splice(0, BATCH_MAX_CALLS) : this.waiting;
-    if (batch === this.waiting) this.waiting = [];
+    const batch = this.waiting.splice(0, BATCH_MAX_CALLS);
+    if (batch.length === 0) return;
     this.inFlight++;
     const keys: string[] = [];
     const argv: number[] = [MINUTE_MS, DAY_KEY_TTL_MS];

@@ -28,11 +28,8 @@ export function cpuTimes(pid: number | undefined): { user: number; system: numbe
 
 /** Seconds of CPU (user + system) a process has used so far (0 when unreadable, e.g. gone). */
 export function cpuSeconds(pid: number | undefined): number {
-  try {
-    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).seconds;
-  } catch {
-    return 0;
-  }
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 /** Sums by `comm` (e.g. `node`, `nats-server`) or by a label from `label(pid, comm)`; null leaves a process out. */

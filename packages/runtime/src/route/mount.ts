@@ -60,19 +60,24 @@ class HandlerArgs<Ctx, Caller> {
     this.drain = drain;
   }
 
-  private readonly onClose = (): void => {
-    if (!this.res.writableFinished) this.abort!.abort();
-  };
-
-  private readonly onDrain = (): void => this.abort!.abort();
+  /** The listeners, made with the signal (none on a call whose handler never reads it). */
+  private listeners: { onClose: () => void; onDrain: () => void } | undefined;
 
   get signal(): AbortSignal {
     if (!this.abort) {
-      this.abort = new AbortController();
-      if (this.drain?.aborted || ((this.res.closed || this.res.destroyed) && !this.res.writableFinished)) this.abort.abort();
+      const abort = new AbortController();
+      this.abort = abort;
+      if (this.drain?.aborted || ((this.res.closed || this.res.destroyed) && !this.res.writableFinished)) abort.abort();
       else {
-        this.res.on('close', this.onClose);
-        this.drain?.addEventListener('abort', this.onDrain, { once: true });
+        const res = this.res;
+        this.listeners = {
+          onClose: () => {
+            if (!res.writableFinished) abort.abort();
+          },
+          onDrain: () => abort.abort(),
+        };
+        res.on('close', this.listeners.onClose);
+        this.drain?.addEventListener('abort', this.listeners.onDrain, { once: true });
       }
     }
     return this.abort.signal;
@@ -80,9 +85,9 @@ class HandlerArgs<Ctx, Caller> {
 
   /** Drops the listeners, if the signal was made. */
   done(): void {
-    if (!this.abort) return;
-    this.res.off('close', this.onClose);
-    this.drain?.removeEventListener('abort', this.onDrain);
+    if (!this.listeners) return;
+    this.res.off('close', this.listeners.onClose);
+    this.drain?.removeEventListener('abort', this.listeners.onDrain);
   }
 }
 
