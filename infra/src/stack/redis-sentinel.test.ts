@@ -71,7 +71,10 @@ describe('Redis through Sentinels', () => {
       throw new Error(`${err.message}; last error: ${lastError}`);
     });
     expect(after).toBe('greylisted');
-    expect(await primaryPort()).toBe(set.ports.replica);
+    // The Sentinel asked may learn of the promotion after the one the client followed (they pass
+    // the new configuration on in their hello messages, every 2 s): it must name the replica soon.
+    const promoted = await until(async () => ((await primaryPort()) === set.ports.replica ? set.ports.replica : null), 15_000, 'the Sentinels name the promoted replica', 250);
+    expect(promoted).toBe(set.ports.replica);
     expect(await dep.isReady()).toBe(true);
   }, 120_000);
 });
