@@ -1,38 +1,67 @@
-// One rate budget as GCRA (the virtual-scheduling form of a token bucket): a theoretical arrival
-// time that each grant pushes one interval further. With a tolerance τ, any window of W ms holds at
-// most floor((W + τ) / interval) + 1 grants, so at 50/s and τ = 10 ms a second never holds more
-// than 51. Pure: the caller passes the time.
+// One rate budget as a sliding window: at most `limit` grants in any window of `windowMs`, where
+// a rate of at least 1/s is floor(qps) grants per 1,000 ms, and a slower one is one grant per
+// 1,000/qps ms. The window is the budget itself, so the per-second promise is exact (no second
+// ever holds more than floor(qps)) and a scan's dozen questions to one small host go out together
+// instead of one interval apart: GCRA (a token bucket) had either to space them 1/qps apart (at 25
+// queries/s per replica a rescan of a small host's domain waited ~600 ms on its own operator
+// while the host was idle) or to allow a burst above the per-second budget. Pure: the caller
+// passes the time. Keeps the times of the last `limit` grants or more (a ring). `marginMs` lengthens the
+// window: a grant's query reaches the server a little after the grant (event loop, sockets), and
+// not always by the same delay, so a window of exactly one second at the sender could put two
+// windows' grants into one second at the server.
 
 export class Budget {
-  #intervalMs: number;
   #qps: number;
-  readonly #toleranceMs: number;
-  /** Theoretical arrival time of the next grant. */
-  #tat = -Infinity;
+  #limit: number;
+  #windowMs: number;
+  readonly #marginMs: number;
+  /** Times of the most recent grants, at least `#limit` of them kept, oldest at `#head`. */
+  #ring: Float64Array;
+  #count = 0;
+  #head = 0;
+  /** No grant before this (a replica joining others). */
+  #holdUntil = -Infinity;
 
-  constructor(qps: number, toleranceMs: number) {
+  constructor(qps: number, marginMs = 0) {
     this.#qps = qps;
-    this.#intervalMs = 1000 / qps;
-    this.#toleranceMs = toleranceMs;
+    this.#marginMs = marginMs;
+    [this.#limit, this.#windowMs] = shape(qps, marginMs);
+    this.#ring = new Float64Array(this.#limit);
   }
 
   get qps(): number {
     return this.#qps;
   }
 
-  get intervalMs(): number {
-    return this.#intervalMs;
-  }
-
-  /** A new rate (e.g. another replica joined); grants already made keep their spacing. */
+  /**
+   * A new rate (another replica joined or left). Every kept grant keeps counting, so a rate lowered
+   * and raised again within a window does not forget grants made under the first one.
+   */
   setQps(qps: number): void {
+    const kept = Array.from({ length: this.#count }, (_, i) => this.#at(i));
     this.#qps = qps;
-    this.#intervalMs = 1000 / qps;
+    [this.#limit, this.#windowMs] = shape(qps, this.#marginMs);
+    this.#ring = new Float64Array(Math.max(this.#limit, kept.length));
+    this.#ring.set(kept);
+    this.#head = 0;
   }
 
-  /** The earliest time a grant is allowed. */
+  /** The earliest time a grant is allowed: when the grant `limit` places back leaves the window. */
   readyAt(): number {
-    return this.#tat - this.#toleranceMs;
+    const full = this.#count >= this.#limit ? this.#at(this.#count - this.#limit) + this.#windowMs : -Infinity;
+    return Math.max(full, this.#holdUntil);
+  }
+
+  /**
+   * The earliest time of a grant that has `ahead` others before it, each granted as early as
+   * allowed: the grant `limit` places earlier must have left the window, and the grants to come
+   * repeat the kept ones' pattern one window later per round.
+   */
+  readyAtAfter(ahead: number, nowMs: number): number {
+    const rounds = Math.floor(ahead / this.#limit);
+    const back = this.#count + (ahead % this.#limit) - this.#limit;
+    const first = back < 0 ? nowMs : Math.max(nowMs, this.#at(back) + this.#windowMs);
+    return Math.max(first, this.#holdUntil) + rounds * this.#windowMs;
   }
 
   canGrant(nowMs: number): boolean {
@@ -40,16 +69,34 @@ export class Budget {
   }
 
   take(nowMs: number): void {
-    this.#tat = Math.max(this.#tat, nowMs) + this.#intervalMs;
+    const size = this.#ring.length;
+    if (this.#count < size) {
+      this.#ring[(this.#head + this.#count++) % size] = nowMs;
+      return;
+    }
+    this.#ring[this.#head] = nowMs;
+    this.#head = (this.#head + 1) % size;
   }
 
   /** No grant before `atMs` (grants made before keep counting). */
   holdUntil(atMs: number): void {
-    this.#tat = Math.max(this.#tat, atMs + this.#toleranceMs);
+    this.#holdUntil = Math.max(this.#holdUntil, atMs);
   }
 
-  /** Idle: no grant since one interval ago, so dropping it and starting afresh changes nothing. */
+  /** Idle: no grant within the last window and no hold, so a fresh budget behaves the same. */
   idle(nowMs: number): boolean {
-    return this.#tat <= nowMs;
+    const last = this.#count === 0 ? -Infinity : this.#at(this.#count - 1);
+    return last + this.#windowMs <= nowMs && this.#holdUntil <= nowMs;
   }
+
+  /** The i-th kept grant, oldest first. */
+  #at(i: number): number {
+    return this.#ring[(this.#head + i) % this.#ring.length] as number;
+  }
+}
+
+/** [grants per window, window in ms] for a rate in queries per second. */
+function shape(qps: number, marginMs: number): [number, number] {
+  if (!(qps > 0)) throw new Error(`a budget needs a positive rate, got ${qps}`);
+  return qps >= 1 ? [Math.floor(qps), 1000 + marginMs] : [1, 1000 / qps + marginMs];
 }

@@ -60,7 +60,7 @@ export async function createPoliteScanResolver(
     workerQps: config.PORTFOLIO_DNS_WORKER_QPS,
     resolverQps: servers.map(() => config.PORTFOLIO_DNS_RESOLVER_QPS),
     maxWaitMs,
-    toleranceMs: d.dnsBudgetToleranceMs,
+    windowMarginMs: d.dnsBudgetWindowMarginMs,
   });
   const metrics = deps.registry ? createPolitenessMetrics(deps.registry) : undefined;
   const resolver = new PoliteResolver({

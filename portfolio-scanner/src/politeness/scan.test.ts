@@ -35,7 +35,7 @@ afterAll(async () => {
 
 function polite(o: { operatorQps: number; maxWaitMs: number }) {
   const registry = new Registry();
-  const scheduler = new BudgetScheduler({ workerQps: 5000, resolverQps: [5000], maxWaitMs: o.maxWaitMs, toleranceMs: 10 });
+  const scheduler = new BudgetScheduler({ workerQps: 5000, resolverQps: [5000], maxWaitMs: o.maxWaitMs, windowMarginMs: 10 });
   const resolver = new PoliteResolver({
     upstreams: [{ name: world.dns.server, resolver: upstream }],
     scheduler,

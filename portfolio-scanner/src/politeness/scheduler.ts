@@ -15,7 +15,7 @@ export interface SchedulerOptions {
   /** One budget per configured resolver, in DNS_SERVERS order. */
   resolverQps: readonly number[];
   maxWaitMs: number;
-  toleranceMs: number;
+  windowMarginMs: number;
   nowMs?: () => number;
 }
 
@@ -63,8 +63,8 @@ export class BudgetScheduler {
     if (options.resolverQps.length === 0) throw new Error('no resolver budgets');
     this.#options = options;
     this.#now = options.nowMs ?? (() => performance.now());
-    this.#global = new Budget(options.workerQps, options.toleranceMs);
-    this.#resolvers = options.resolverQps.map((q) => ({ base: q, budget: new Budget(q, options.toleranceMs) }));
+    this.#global = new Budget(options.workerQps, options.windowMarginMs);
+    this.#resolvers = options.resolverQps.map((q) => ({ base: q, budget: new Budget(q, options.windowMarginMs) }));
   }
 
   /**
@@ -134,9 +134,9 @@ export class BudgetScheduler {
         return;
       }
       const op = this.#operatorQueue(operator.key, operator.qps);
-      // Its grant cannot come before the operator has granted everyone ahead of it, one interval apart.
+      // Its grant cannot come before the operator has granted everyone ahead of it.
       const ahead = op.queue.length - op.head;
-      const earliest = Math.max(now, op.budget.readyAt()) + ahead * op.budget.intervalMs;
+      const earliest = op.budget.readyAtAfter(ahead, now);
       if (earliest > waiter.deadline) {
         done({ ok: false, budget: 'operator', waitedMs: 0 });
         return;
@@ -152,7 +152,7 @@ export class BudgetScheduler {
 
   /**
    * Charges one query already sent to an operator (a zone's first NS question, sent before its
-   * operator was known): its next queries wait one interval longer.
+   * operator was known): it counts against the operator's window like any grant.
    */
   debit(operator: { key: string; qps: number }): void {
     if (this.#closed) return;
@@ -176,7 +176,7 @@ export class BudgetScheduler {
   #operatorQueue(key: string, qps: number): OperatorQueue {
     let op = this.#operators.get(key);
     if (!op) {
-      op = { key, baseQps: qps, budget: new Budget(qps / this.#share, this.#options.toleranceMs), queue: [], head: 0, inReady: false, timer: undefined };
+      op = { key, baseQps: qps, budget: new Budget(qps / this.#share, this.#options.windowMarginMs), queue: [], head: 0, inReady: false, timer: undefined };
       this.#operators.set(key, op);
     } else if (op.baseQps !== qps) {
       op.baseQps = qps;

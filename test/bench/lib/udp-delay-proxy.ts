@@ -6,6 +6,7 @@
 // operator (the politeness check). Controlled over IPC: {phase, capture} starts a phase,
 // {report} ends it and answers with its figures (the capture written to <file>).
 import dgram from 'node:dgram';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { zoneOf } from '../../../portfolio-scanner/src/politeness/operators.ts';
 import type { OperatorMap } from './portfolio-world.ts';
@@ -33,6 +34,9 @@ let second = 0;
 let perOp = new Map<string, number>();
 let maxPerOp = new Map<string, number>();
 const rcodes: Record<number, number> = {};
+// How late this process handles what arrives (its arrival times, and so the per-second counts, are that late).
+const lag = monitorEventLoopDelay({ resolution: 10 });
+lag.enable();
 
 function question(msg: Buffer): { name: string; type: string } | null {
   let off = 12;
@@ -107,6 +111,7 @@ process.on('message', (m: { phase?: string; capture?: boolean; report?: string }
     perOp = new Map();
     maxPerOp = new Map();
     for (const k of Object.keys(rcodes)) delete rcodes[Number(k)];
+    lag.reset();
     process.send!({ ok: true });
   }
   if (m.report !== undefined) {
@@ -114,7 +119,7 @@ process.on('message', (m: { phase?: string; capture?: boolean; report?: string }
     if (capture && m.report) writeFileSync(m.report, `${capture.join('\n')}\n`);
     const sorted = [...inflightSamples].sort((a, b) => a - b);
     const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-    process.send!({ queries, captured: capture?.length ?? 0, inflightMean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length), inflightP99: at(0.99), inflightMax: sorted.at(-1) ?? 0, maxPerOp: Object.fromEntries(maxPerOp), rcodes: { ...rcodes } });
+    process.send!({ queries, captured: capture?.length ?? 0, inflightMean: sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length), inflightP99: at(0.99), inflightMax: sorted.at(-1) ?? 0, maxPerOp: Object.fromEntries(maxPerOp), rcodes: { ...rcodes }, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6 });
   }
 });
 

@@ -1,0 +1,98 @@
+// The sliding-window budget alone (pure: the test passes the time).
+import { describe, expect, it } from 'vitest';
+import { rng } from '../../../test/bench/lib/common.ts';
+import { Budget } from './budget.ts';
+
+/** Grants as early as the budget allows, for `n` callers all asking at `from`: their times. */
+function drain(b: Budget, n: number, from: number): number[] {
+  const times: number[] = [];
+  let now = from;
+  for (let i = 0; i < n; i++) {
+    now = Math.max(now, b.readyAt());
+    expect(b.canGrant(now)).toBe(true);
+    b.take(now);
+    times.push(now);
+  }
+  return times;
+}
+
+/** The most grants any window of `windowMs` (half-open) holds. */
+function maxInWindow(times: number[], windowMs: number): number {
+  let best = 0;
+  for (let i = 0, j = 0; j < times.length; j++) {
+    while ((times[j] as number) - (times[i] as number) >= windowMs) i++;
+    best = Math.max(best, j - i + 1);
+  }
+  return best;
+}
+
+describe('politeness: the sliding-window budget', () => {
+  it('grants floor(qps) at once, then the next ones as the window frees; no second ever holds more', () => {
+    const b = new Budget(25, 50);
+    const times = drain(b, 60, 0);
+    expect(times.slice(0, 25).every((t) => t === 0)).toBe(true);
+    expect(times.slice(25, 50).every((t) => t === 1050)).toBe(true);
+    expect(times.slice(50)).toEqual(Array(10).fill(2100));
+    expect(maxInWindow(times, 1000)).toBe(25);
+    expect(b.canGrant(2100)).toBe(true); // 10 of the 25 places in the last window are taken
+    expect(new Budget(16.7).readyAt()).toBe(-Infinity);
+    expect(drain(new Budget(16.7), 17, 0).at(-1)).toBe(1000); // floor: 16 a second
+  });
+
+  it('keeps the bound whatever the pattern of asking, and readyAtAfter foretells the queue', () => {
+    const random = rng(7);
+    for (const qps of [1, 3, 20, 50, 333.3]) {
+      const b = new Budget(qps, 10);
+      const times: number[] = [];
+      let now = 0;
+      for (let i = 0; i < 2_000; i++) {
+        now += random() < 0.7 ? 0 : random() * 200;
+        if (b.canGrant(now)) {
+          b.take(now);
+          times.push(now);
+        }
+      }
+      expect(maxInWindow(times, 1000)).toBeLessThanOrEqual(Math.floor(qps));
+      // The time the k-th waiter from now would be granted, against granting them one by one.
+      for (const ahead of [0, 1, Math.floor(qps) - 1, Math.floor(qps), 3 * Math.floor(qps) + 2]) {
+        const copy = new Budget(qps, 10);
+        for (const t of times) copy.take(t);
+        const foretold = copy.readyAtAfter(ahead, now);
+        expect(drain(copy, ahead + 1, now).at(-1)).toBeCloseTo(foretold, 6);
+      }
+    }
+  });
+
+  it('below one a second: one grant per 1/qps seconds', () => {
+    const b = new Budget(0.5);
+    expect(drain(b, 3, 100)).toEqual([100, 2100, 4100]);
+  });
+
+  it('a new rate keeps the most recent grants counting; a hold delays everything', () => {
+    const b = new Budget(10);
+    drain(b, 10, 0);
+    b.setQps(5); // another replica joined: the last 5 of the 10 grants at 0 still fill its window
+    expect(b.readyAt()).toBe(1000);
+    b.setQps(20); // it left: the 10 grants still count, 10 more places right away
+    expect(drain(b, 10, 10).every((t) => t === 10)).toBe(true);
+    expect(b.canGrant(10)).toBe(false);
+    expect(b.readyAt()).toBe(1000);
+
+    const h = new Budget(100);
+    h.holdUntil(300);
+    expect(h.canGrant(299)).toBe(false);
+    expect(h.readyAtAfter(150, 0)).toBe(1300);
+    expect(drain(h, 3, 0)).toEqual([300, 300, 300]);
+  });
+
+  it('is idle once a window has passed since its last grant and no hold is pending', () => {
+    const b = new Budget(5, 50);
+    expect(b.idle(0)).toBe(true);
+    b.take(100);
+    expect(b.idle(1149)).toBe(false);
+    expect(b.idle(1150)).toBe(true);
+    b.holdUntil(5000);
+    expect(b.idle(2000)).toBe(false);
+    expect(() => new Budget(0)).toThrow(/positive rate/);
+  });
+});
