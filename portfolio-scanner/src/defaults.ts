@@ -46,8 +46,11 @@ export const PORTFOLIO_DEFAULTS = {
   dnsAnswerCacheMaxEntries: 20_000,
   /** Longest an answer is kept there, whatever its TTL. */
   dnsAnswerCacheMaxTtlS: 300,
-  /** Zones whose operator (from their NS) is remembered. */
-  dnsZoneCacheMaxEntries: 100_000,
+  /** Zones whose operator (from their NS) is remembered, least recently used out first. A domain's
+   * zone is needed while its scan runs (a rescan names it again from the stored NS); what stays is
+   * what many scans share (vendor zones, reverse zones). At 100,000 it held every domain of a
+   * 100,000-domain portfolio for a day, ~20 MB of each worker's memory. */
+  dnsZoneCacheMaxEntries: 10_000,
   /** Longest a zone's operator is remembered, whatever the NS TTL. */
   dnsZoneCacheMaxTtlS: 86_400,
   /** How long a zone whose NS lookup failed is charged to its own default budget before asking again. */

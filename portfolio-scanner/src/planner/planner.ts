@@ -3,9 +3,16 @@
 // and marks them planned. docs/portfolio-scanner.md "Workers and planner".
 //
 // Marking moves next_scan_at to now + grace, so the next tick does not see the domain again; the
-// store moves it to the next slot. When the grace passes and the slot is still not stored, the
-// planner looks for the message it published (by stream sequence): still queued (a backlog) →
-// wait another grace; gone (ended, expired, purged) → publish again.
+// store moves it to the next slot. A domain is published first and then marked, in one write with
+// the message's stream sequence: the mark is a compare-and-set on the due time read, so a worker
+// that stored the scan in between (the store moves the due time on) is never overwritten, and a
+// planner that dies between the two leaves the domain due: the next tick publishes it again under
+// the same message id, which JetStream answers as a duplicate with the first message's sequence
+// (one write per domain: marking first and adding the sequence after was two).
+//
+// When the grace passes and the slot is still not stored, the planner looks for the message it
+// published (by stream sequence): still queued (a backlog) → wait another grace; gone (ended,
+// expired, purged) → publish again.
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import type { Redis } from 'ioredis';
@@ -102,7 +109,7 @@ export class Planner {
 
     const later = new Date(now.getTime() + graceMs);
     const marks: AnyBulkWriteOperation<CorpusDomainDoc>[] = [];
-    const toPublish: PortfolioScanMessage[] = [];
+    const toPublish: { msg: PortfolioScanMessage; filter: { _id: string; next_scan_at: Date | null } }[] = [];
     await Promise.all(
       due.map(async (doc) => {
         const slot = slotOf(doc._id, now, c.PORTFOLIO_RESCAN_INTERVAL_S);
@@ -121,38 +128,29 @@ export class Planner {
           }
           reason = 'republish';
         }
-        marks.push({ updateOne: { filter, update: { $set: { planned_slot: slot, planned_seq: null, planned_at: now, next_scan_at: later } } } });
-        toPublish.push({ domain: doc._id, slot, reason });
+        toPublish.push({ msg: { domain: doc._id, slot, reason }, filter });
       }),
     );
-    // Marked before publishing: a worker's store after the publish is never overwritten by the mark.
-    if (marks.length > 0) await corpus.bulkWrite(marks, { ordered: false });
 
-    const seqs: AnyBulkWriteOperation<CorpusDomainDoc>[] = [];
-    const failed: string[] = [];
     await Promise.all(
-      toPublish.map(async (msg) => {
+      toPublish.map(async ({ msg, filter }) => {
         try {
           // A republish follows a message known to be gone: an id of its own, or JetStream would
           // drop it as a duplicate while the first id is inside the duplicate window.
           const id = msg.reason === 'republish' ? `${scanMessageId(msg.domain, msg.slot)}:r${now.getTime()}` : scanMessageId(msg.domain, msg.slot);
           const ack = await this.publisher.publish(SCAN_SUBJECTS.rescan, JSON.stringify(msg), { msgID: id });
           // A duplicate (the API's priority request for this slot) answers with that message's sequence.
-          seqs.push({ updateOne: { filter: { _id: msg.domain, planned_slot: msg.slot }, update: { $set: { planned_seq: ack.seq } } } });
+          marks.push({ updateOne: { filter, update: { $set: { planned_slot: msg.slot, planned_seq: ack.seq, planned_at: now, next_scan_at: later } } } });
           if (msg.reason === 'republish') result.republished++;
           else result.published++;
         } catch (err) {
-          failed.push(msg.domain);
+          // Not published and not marked: still due, so the next tick tries again.
           this.d.log.warn({ err: (err as Error).message, domain: msg.domain }, 'planner publish failed');
         }
       }),
     );
-    if (failed.length > 0) {
-      // Not published: due again at once, so the next tick tries again.
-      for (const domain of failed) seqs.push({ updateOne: { filter: { _id: domain, next_scan_at: later }, update: { $set: { next_scan_at: now } } } });
-    }
-    if (seqs.length > 0) await corpus.bulkWrite(seqs, { ordered: false });
-    const republishes = toPublish.filter((m) => m.reason === 'republish');
+    if (marks.length > 0) await corpus.bulkWrite(marks, { ordered: false });
+    const republishes = toPublish.map((p) => p.msg).filter((m) => m.reason === 'republish');
     if (republishes.length > 0) this.d.log.warn({ domains: republishes.slice(0, 10).map((m) => m.domain), count: republishes.length }, 'scan messages lost; published again');
     return result;
   }

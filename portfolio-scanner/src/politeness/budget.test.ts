@@ -63,6 +63,14 @@ describe('politeness: the sliding-window budget', () => {
     }
   });
 
+  it('a reserve keeps places of each window for queries charged after they were sent', () => {
+    const b = new Budget(25, 0, 1);
+    expect(drain(b, 25, 0).filter((t) => t === 0)).toHaveLength(24);
+    b.take(10); // a debit: the window now holds the whole budget, never more
+    expect(b.readyAt()).toBe(1000);
+    expect(drain(new Budget(1, 0, 1), 2, 0)).toEqual([0, 1000]); // never below one grant a window
+  });
+
   it('below one a second: one grant per 1/qps seconds', () => {
     const b = new Budget(0.5);
     expect(drain(b, 3, 100)).toEqual([100, 2100, 4100]);

@@ -15,6 +15,7 @@ export class Budget {
   #limit: number;
   #windowMs: number;
   readonly #marginMs: number;
+  readonly #reserve: number;
   /** Times of the most recent grants, at least `#limit` of them kept, oldest at `#head`. */
   #ring: Float64Array;
   #count = 0;
@@ -22,10 +23,15 @@ export class Budget {
   /** No grant before this (a replica joining others). */
   #holdUntil = -Infinity;
 
-  constructor(qps: number, marginMs = 0) {
+  /**
+   * `reserve`: places of each window left out of the grants, for queries charged after they were
+   * sent (`take` without a grant: a new zone's NS question, whose operator its answer names).
+   */
+  constructor(qps: number, marginMs = 0, reserve = 0) {
     this.#qps = qps;
     this.#marginMs = marginMs;
-    [this.#limit, this.#windowMs] = shape(qps, marginMs);
+    this.#reserve = reserve;
+    [this.#limit, this.#windowMs] = shape(qps, marginMs, reserve);
     this.#ring = new Float64Array(this.#limit);
   }
 
@@ -40,7 +46,7 @@ export class Budget {
   setQps(qps: number): void {
     const kept = Array.from({ length: this.#count }, (_, i) => this.#at(i));
     this.#qps = qps;
-    [this.#limit, this.#windowMs] = shape(qps, this.#marginMs);
+    [this.#limit, this.#windowMs] = shape(qps, this.#marginMs, this.#reserve);
     this.#ring = new Float64Array(Math.max(this.#limit, kept.length));
     this.#ring.set(kept);
     this.#head = 0;
@@ -95,8 +101,8 @@ export class Budget {
   }
 }
 
-/** [grants per window, window in ms] for a rate in queries per second. */
-function shape(qps: number, marginMs: number): [number, number] {
+/** [grants per window, window in ms] for a rate in queries per second (at least one grant). */
+function shape(qps: number, marginMs: number, reserve: number): [number, number] {
   if (!(qps > 0)) throw new Error(`a budget needs a positive rate, got ${qps}`);
-  return qps >= 1 ? [Math.floor(qps), 1000 + marginMs] : [1, 1000 / qps + marginMs];
+  return qps >= 1 ? [Math.max(1, Math.floor(qps) - reserve), 1000 + marginMs] : [1, 1000 / qps + marginMs];
 }

@@ -43,6 +43,8 @@ interface OperatorQueue {
 }
 
 const SWEEP_EVERY = 1000;
+/** Places of each operator window kept for debits (see #operatorQueue). */
+const OPERATOR_DEBIT_RESERVE = 1;
 
 export class BudgetScheduler {
   readonly #options: SchedulerOptions;
@@ -176,7 +178,9 @@ export class BudgetScheduler {
   #operatorQueue(key: string, qps: number): OperatorQueue {
     let op = this.#operators.get(key);
     if (!op) {
-      op = { key, baseQps: qps, budget: new Budget(qps / this.#share, this.#options.windowMarginMs), queue: [], head: 0, inReady: false, timer: undefined };
+      // One place per window is kept for a query debited after it was sent (debit): without it a
+      // first scan's NS question could make a full window one over the operator's budget.
+      op = { key, baseQps: qps, budget: new Budget(qps / this.#share, this.#options.windowMarginMs, OPERATOR_DEBIT_RESERVE), queue: [], head: 0, inReady: false, timer: undefined };
       this.#operators.set(key, op);
     } else if (op.baseQps !== qps) {
       op.baseQps = qps;
