@@ -4,7 +4,7 @@
 // domain is simply due again after the back-off (RdapDeferred), so a throttled server never sees a
 // storm of retries, and the other servers are not affected.
 import { fetchJson, type FetchOptions, type FetchOutcome } from '@dv/mailsec';
-import { Budget } from '../politeness/budget.ts';
+import { Pacer } from './pacer.ts';
 import type { RegistrationMetrics } from './metrics.ts';
 
 /** Control flow, not a failure: the lookup is put off until `untilMs` (design.md 5: named). */
@@ -47,7 +47,7 @@ export function retryAfterS(value: string | undefined, nowMs: number): number | 
 export class RdapServerBudgets {
   readonly #o: RdapBudgetOptions;
   readonly #now: () => number;
-  readonly #budgets = new Map<string, Budget>();
+  readonly #budgets = new Map<string, Pacer>();
   readonly #backoffUntil = new Map<string, number>();
   #share = 1;
 
@@ -76,7 +76,7 @@ export class RdapServerBudgets {
     if (until !== undefined) throw new RdapDeferred(server, until, 'backoff');
     let budget = this.#budgets.get(server);
     if (!budget) {
-      budget = new Budget(this.#o.serverQps / this.#share, 0);
+      budget = new Pacer(this.#o.serverQps / this.#share);
       this.#budgets.set(server, budget);
     }
     // Reserve the next slot at once (so concurrent lookups queue in arrival order), then wait for it.
