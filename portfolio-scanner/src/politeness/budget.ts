@@ -11,7 +11,6 @@
 // windows' grants into one second at the server.
 
 export class Budget {
-  #qps: number;
   #limit: number;
   #windowMs: number;
   readonly #marginMs: number;
@@ -28,15 +27,10 @@ export class Budget {
    * sent (`take` without a grant: a new zone's NS question, whose operator its answer names).
    */
   constructor(qps: number, marginMs = 0, reserve = 0) {
-    this.#qps = qps;
     this.#marginMs = marginMs;
     this.#reserve = reserve;
     [this.#limit, this.#windowMs] = shape(qps, marginMs, reserve);
     this.#ring = new Float64Array(this.#limit);
-  }
-
-  get qps(): number {
-    return this.#qps;
   }
 
   /**
@@ -45,7 +39,6 @@ export class Budget {
    */
   setQps(qps: number): void {
     const kept = Array.from({ length: this.#count }, (_, i) => this.#at(i));
-    this.#qps = qps;
     [this.#limit, this.#windowMs] = shape(qps, this.#marginMs, this.#reserve);
     this.#ring = new Float64Array(Math.max(this.#limit, kept.length));
     this.#ring.set(kept);

@@ -1,5 +1,5 @@
 // CPU seconds of processes on this box, from /proc/<pid>/stat (utime + stime): one process's
-// (`cpuSeconds`, for a bench's CPU per request or per scan), or every live process's by name
+// (`cpuTimes`, for a bench's CPU per request), or every live process's by name
 // (`cpuSecondsByName`), so a long benchmark can print where the CPU of each stretch went: a stage
 // whose cost per unit of work grows as the run goes shows up as a rising figure.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -24,12 +24,6 @@ export function cpuTimes(pid: number | undefined): { user: number; system: numbe
   } catch {
     return { user: 0, system: 0 };
   }
-}
-
-/** Seconds of CPU (user + system) a process has used so far (0 when unreadable, e.g. gone). */
-export function cpuSeconds(pid: number | undefined): number {
-  const { user, system } = cpuTimes(pid);
-  return user + system;
 }
 
 /** Sums by `comm` (e.g. `node`, `nats-server`) or by a label from `label(pid, comm)`; null leaves a process out. */
