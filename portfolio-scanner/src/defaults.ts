@@ -36,12 +36,12 @@ export const PORTFOLIO_DEFAULTS = {
   dnsUpstreamMaxOutstanding: 1024,
   /** A query that would wait longer than this for its budgets fails as TIMEOUT (unconfirmed). */
   dnsBudgetMaxWaitMs: 10_000,
-  /** Every budget is a window: at most floor(qps) grants in any 1 s plus this margin, so that a query
-   * reaching its server up to this much later than its grant (event loop, sockets, the network's
-   * jitter) still never makes a second there hold more than floor(qps). At 50 ms the benchmark's
-   * loaded box saw small hosts at 52-64 queries in a second against 50; the margin costs a fifth
-   * of an operator's rate, which no rescan is short of (its queries go out together). */
-  dnsBudgetWindowMarginMs: 250,
+  /** Every budget is a window: at most floor(qps) queries in any 1 s plus this margin, each dated by
+   * when it ended (answer or timeout) and counted as in flight until then (politeness/budget.ts),
+   * so a worker stalled between a grant and its socket cannot crowd a second at the server. The
+   * margin only covers timer granularity; it was 250 ms while queries were dated by their grant
+   * (a stalled worker still put 64 queries into one second against 50). */
+  dnsBudgetWindowMarginMs: 25,
   /** Answers kept by the politeness layer, so a repeated question is neither asked nor charged. */
   dnsAnswerCacheMaxEntries: 20_000,
   /** Longest an answer is kept there, whatever its TTL. */

@@ -8,9 +8,10 @@ function drain(b: Budget, n: number, from: number): number[] {
   const times: number[] = [];
   let now = from;
   for (let i = 0; i < n; i++) {
-    now = Math.max(now, b.readyAt());
+    now = Math.max(now, b.readyAt(now));
     expect(b.canGrant(now)).toBe(true);
-    b.take(now);
+    b.take();
+    b.settle(now); // answered at once
     times.push(now);
   }
   return times;
@@ -35,7 +36,7 @@ describe('politeness: the sliding-window budget', () => {
     expect(times.slice(50)).toEqual(Array(10).fill(2100));
     expect(maxInWindow(times, 1000)).toBe(25);
     expect(b.canGrant(2100)).toBe(true); // 10 of the 25 places in the last window are taken
-    expect(new Budget(16.7).readyAt()).toBe(-Infinity);
+    expect(new Budget(16.7).readyAt(0)).toBe(0);
     expect(drain(new Budget(16.7), 17, 0).at(-1)).toBe(1000); // floor: 16 a second
   });
 
@@ -48,7 +49,8 @@ describe('politeness: the sliding-window budget', () => {
       for (let i = 0; i < 2_000; i++) {
         now += random() < 0.7 ? 0 : random() * 200;
         if (b.canGrant(now)) {
-          b.take(now);
+          b.take();
+          b.settle(now);
           times.push(now);
         }
       }
@@ -56,18 +58,60 @@ describe('politeness: the sliding-window budget', () => {
       // The time the k-th waiter from now would be granted, against granting them one by one.
       for (const ahead of [0, 1, Math.floor(qps) - 1, Math.floor(qps), 3 * Math.floor(qps) + 2]) {
         const copy = new Budget(qps, 10);
-        for (const t of times) copy.take(t);
+        for (const t of times) copy.record(t);
         const foretold = copy.readyAtAfter(ahead, now);
         expect(drain(copy, ahead + 1, now).at(-1)).toBeCloseTo(foretold, 6);
       }
     }
   });
 
+  it('a query counts from its grant to its end, so however late it leaves no second at the server holds more', () => {
+    const b = new Budget(10);
+    for (let i = 0; i < 10; i++) b.take();
+    expect(b.canGrant(0)).toBe(false);
+    expect(b.readyAt(0)).toBe(1000); // a lower bound: they might all end now
+    for (let i = 0; i < 10; i++) b.settle(800); // a stalled worker sent them late
+    expect(b.readyAt(1000)).toBe(1800); // a window after they ended, not after they were granted
+
+    // Random stalls between grant and send, and between arrival and answer: each query reaches the
+    // server at some time between its grant and its end. No margin needed.
+    const random = rng(11);
+    for (const qps of [3, 25, 50]) {
+      const budget = new Budget(qps);
+      const inFlight: { granted: number; ends: number }[] = [];
+      const arrivals: number[] = [];
+      let now = 0;
+      let foretold = -Infinity;
+      for (let step = 0; step < 5_000; step++) {
+        now += random() * 30;
+        for (let i = inFlight.length - 1; i >= 0; i--) {
+          const q = inFlight[i] as { granted: number; ends: number };
+          if (q.ends > now) continue;
+          budget.settle(q.ends);
+          arrivals.push(q.granted + random() * (q.ends - q.granted));
+          inFlight.splice(i, 1);
+        }
+        // readyAt is a lower bound while queries are in flight: no grant comes before it.
+        if (budget.canGrant(now)) expect(now).toBeGreaterThanOrEqual(foretold);
+        else foretold = Math.max(foretold, budget.readyAt(now));
+        while (random() < 0.8 && budget.canGrant(now)) {
+          foretold = -Infinity;
+          budget.take();
+          // Mostly answered within tens of ms; sometimes stalled for seconds.
+          inFlight.push({ granted: now, ends: now + (random() < 0.05 ? random() * 3000 : random() * 60) });
+        }
+      }
+      arrivals.sort((x, y) => x - y);
+      expect(arrivals.length).toBeGreaterThan(qps * 50);
+      expect(maxInWindow(arrivals, 1000)).toBeLessThanOrEqual(Math.floor(qps));
+    }
+  });
+
   it('a reserve keeps places of each window for queries charged after they were sent', () => {
     const b = new Budget(25, 0, 1);
     expect(drain(b, 25, 0).filter((t) => t === 0)).toHaveLength(24);
-    b.take(10); // a debit: the window now holds the whole budget, never more
-    expect(b.readyAt()).toBe(1000);
+    b.record(10); // a debit: the window now holds the whole budget, never more
+    expect(b.readyAt(10)).toBe(1000);
     expect(drain(new Budget(1, 0, 1), 2, 0)).toEqual([0, 1000]); // never below one grant a window
   });
 
@@ -80,11 +124,11 @@ describe('politeness: the sliding-window budget', () => {
     const b = new Budget(10);
     drain(b, 10, 0);
     b.setQps(5); // another replica joined: the last 5 of the 10 grants at 0 still fill its window
-    expect(b.readyAt()).toBe(1000);
+    expect(b.readyAt(0)).toBe(1000);
     b.setQps(20); // it left: the 10 grants still count, 10 more places right away
     expect(drain(b, 10, 10).every((t) => t === 10)).toBe(true);
     expect(b.canGrant(10)).toBe(false);
-    expect(b.readyAt()).toBe(1000);
+    expect(b.readyAt(10)).toBe(1000);
 
     const h = new Budget(100);
     h.holdUntil(300);
@@ -96,7 +140,9 @@ describe('politeness: the sliding-window budget', () => {
   it('is idle once a window has passed since its last grant and no hold is pending', () => {
     const b = new Budget(5, 50);
     expect(b.idle(0)).toBe(true);
-    b.take(100);
+    b.take();
+    expect(b.idle(5000)).toBe(false); // in flight
+    b.settle(100);
     expect(b.idle(1149)).toBe(false);
     expect(b.idle(1150)).toBe(true);
     b.holdUntil(5000);

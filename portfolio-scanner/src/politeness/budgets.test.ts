@@ -129,7 +129,7 @@ describe('politeness: per-operator budgets', () => {
     const op = { key: 'op', qps: 4 }; // 3 a window: one place is kept for debits
     const t0 = performance.now();
     const at: number[] = [];
-    const grants = await Promise.all(Array.from({ length: 10 }, (_, i) => scheduler.acquire(op).then((g) => (order.push(i), (at[i] = performance.now() - t0), g))));
+    const grants = await Promise.all(Array.from({ length: 10 }, (_, i) => scheduler.acquire(op).then((g) => (scheduler.settle(g), order.push(i), (at[i] = performance.now() - t0), g))));
     // 3 a second within 1.5 s: 3 at once, 3 a second later; the rest (2 s away) are refused without waiting.
     expect(grants.filter((g) => g.ok).length).toBe(6);
     expect(grants.slice(6).every((g) => !g.ok && g.budget === 'operator' && g.waitedMs === 0)).toBe(true);
@@ -144,7 +144,7 @@ describe('politeness: per-operator budgets', () => {
     const scheduler = new BudgetScheduler({ workerQps: 1000, resolverQps: [1000], maxWaitMs: 2000, windowMarginMs: 0 });
     const t0 = performance.now();
     scheduler.holdFor(300);
-    const times = await Promise.all(Array.from({ length: 4 }, () => scheduler.acquire({ key: 'op', qps: 3 }).then(() => performance.now() - t0)));
+    const times = await Promise.all(Array.from({ length: 4 }, () => scheduler.acquire({ key: 'op', qps: 3 }).then((g) => (scheduler.settle(g), performance.now() - t0))));
     expect(Math.min(...times)).toBeGreaterThanOrEqual(295);
     // After the hold, the operator's own window again (2: one place is kept for debits): 2 at once, the next 2 a second later.
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(995);

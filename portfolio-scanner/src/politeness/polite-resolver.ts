@@ -136,7 +136,12 @@ export class PoliteResolver implements Resolver {
         );
       }
       tried.add(grant.resolver);
-      result = await (this.#o.upstreams[grant.resolver] as Upstream).resolver.resolve(name, type);
+      try {
+        result = await (this.#o.upstreams[grant.resolver] as Upstream).resolver.resolve(name, type);
+      } finally {
+        // The query's place in its budgets' windows is dated from here (budget.ts).
+        this.#o.scheduler.settle(grant);
+      }
       this.#o.metrics?.queries.inc({ rcode: result.rcode, operator: operator?.label ?? 'other' });
       if (!RETRY_ELSEWHERE.has(result.rcode)) break;
     }

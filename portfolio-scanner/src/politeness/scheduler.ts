@@ -19,7 +19,11 @@ export interface SchedulerOptions {
   nowMs?: () => number;
 }
 
-export type Grant = { ok: true; resolver: number } | { ok: false; budget: 'operator' | 'worker'; waitedMs: number };
+/**
+ * A grant holds a place in each of its budgets until `settle(grant)`: the budgets date a query by
+ * when it ended (budget.ts), so the caller settles every grant once its query is answered or timed out.
+ */
+export type Grant = { ok: true; resolver: number; operator: Budget | null } | { ok: false; budget: 'operator' | 'worker'; waitedMs: number };
 
 interface Waiter {
   op: OperatorQueue | null;
@@ -114,10 +118,8 @@ export class BudgetScheduler {
     if (!this.#global.canGrant(now)) return null;
     const r = this.#pickResolver(avoid, now);
     if (typeof r !== 'number') return null;
-    this.#global.take(now);
-    (this.#resolvers[r] as { budget: Budget }).budget.take(now);
-    op?.budget.take(now);
-    return { ok: true, resolver: r };
+    this.#take(r, op);
+    return { ok: true, resolver: r, operator: op?.budget ?? null };
   }
 
   /**
@@ -158,7 +160,27 @@ export class BudgetScheduler {
    */
   debit(operator: { key: string; qps: number }): void {
     if (this.#closed) return;
-    this.#operatorQueue(operator.key, operator.qps).budget.take(this.#now());
+    this.#operatorQueue(operator.key, operator.qps).budget.record(this.#now());
+  }
+
+  /**
+   * The query of a grant ended (answered or timed out): from now on it counts in its budgets'
+   * windows at this time instead of as in flight. No new place opens at once (it still counts), so
+   * nothing is pumped; a budget all in flight had armed its timer for the soonest they could end.
+   */
+  settle(grant: Grant): void {
+    if (!grant.ok) return;
+    const now = this.#now();
+    this.#global.settle(now);
+    this.#resolvers[grant.resolver]?.budget.settle(now);
+    grant.operator?.settle(now);
+  }
+
+  /** Takes a place in each budget of one grant. */
+  #take(resolver: number, op: OperatorQueue | null): void {
+    this.#global.take();
+    (this.#resolvers[resolver] as { budget: Budget }).budget.take();
+    op?.budget.take();
   }
 
   /** Refuses every waiter and stops the timers. */
@@ -201,7 +223,7 @@ export class BudgetScheduler {
       op.head = 0;
       return;
     }
-    const at = op.budget.readyAt();
+    const at = op.budget.readyAt(now);
     if (now >= at) {
       op.inReady = true;
       this.#ready.push(op.queue[op.head] as Waiter);
@@ -234,7 +256,7 @@ export class BudgetScheduler {
         continue;
       }
       if (!this.#global.canGrant(now)) {
-        this.#schedulePump(this.#global.readyAt(), now);
+        this.#schedulePump(this.#global.readyAt(now), now);
         break;
       }
       const r = this.#pickResolver(w.avoid, now);
@@ -243,11 +265,9 @@ export class BudgetScheduler {
         break;
       }
       this.#readyHead++;
-      this.#global.take(now);
-      (this.#resolvers[r] as { budget: Budget }).budget.take(now);
-      w.op?.budget.take(now);
+      this.#take(r, w.op);
       this.#release(w, now);
-      w.done({ ok: true, resolver: r });
+      w.done({ ok: true, resolver: r, operator: w.op?.budget ?? null });
     }
     if (this.#readyHead > 1024 && this.#readyHead * 2 > this.#ready.length) {
       this.#ready = this.#ready.slice(this.#readyHead);
@@ -275,7 +295,7 @@ export class BudgetScheduler {
     let bestAt = Infinity;
     this.#resolvers.forEach((r, i) => {
       if (!all && avoid?.has(i)) return;
-      const at = r.budget.readyAt();
+      const at = r.budget.readyAt(now);
       if (at < bestAt) {
         best = i;
         bestAt = at;
