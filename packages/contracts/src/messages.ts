@@ -178,5 +178,19 @@ export const portfolioScanMessage = z.object({
   reason: z.enum(['added', 'due', 'republish']),
   /** Sweep the whole DKIM selector list whatever the domain's last sweep (workers also decide on their own). */
   full_dkim_sweep: z.boolean().optional(),
+  /**
+   * What the planner read of the domain when it published a rescan: the worker starts from it on
+   * a first delivery instead of reading the document again (a MongoDB round trip per few scans).
+   * A redelivery, or a message without it (a domain just added), reads the document.
+   */
+  start: z
+    .object({
+      last_slot: z.number().int().nullable(),
+      /** Epoch milliseconds of the last full DKIM sweep. */
+      last_full_dkim_at: z.number().nullable(),
+      dkim_selectors: z.string().max(4096).nullable(),
+      ns: z.string().max(4096).nullable(),
+    })
+    .optional(),
 });
 export type PortfolioScanMessage = z.infer<typeof portfolioScanMessage>;

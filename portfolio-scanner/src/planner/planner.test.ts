@@ -5,7 +5,8 @@
 // queued one is not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { COLLECTIONS, type CorpusDomainDoc } from '@dv/contracts';
+import { COLLECTIONS, type CorpusDomainDoc, type PortfolioScanMessage } from '@dv/contracts';
+import { outcome } from '../store/fixtures.ts';
 import { addDomains, slotOf, storeScan } from '../store/index.ts';
 import { PORTFOLIO_STREAM } from '../worker/stream.ts';
 import { startScanHarness, until, type ScanHarness } from '../worker/testing/harness.ts';
@@ -48,9 +49,15 @@ describe('rescan planner', () => {
   it('publishes a lost message again after the grace, and leaves a queued one alone', async () => {
     const [lost, queued] = ['lost.example.test', 'queued.example.test'];
     await addDomains(h.db, 'acc_lost', [lost, queued], { intervalS: 86_400 });
+    // `queued` was scanned in its previous slot: its message carries that scan's start.
+    const before = new Date(Date.now() - 86_400_000);
+    const prevSlot = slotOf(queued, before, 86_400);
+    await storeScan(h.db, queued, prevSlot, outcome(before, { ns: 'ns1.q.test, ns2.q.test', dkim_selectors: 'google, s1' }), { intervalS: 86_400, now: before });
     const p = await h.startPlanner({ REDIS_PREFIX: `${h.redisPrefix}lost:`, PORTFOLIO_PLAN_GRACE_S: 1, PORTFOLIO_PLAN_DELAY_MS: 0 }, { start: false });
     const t0 = new Date();
     expect(await p.planner.tick(t0)).toEqual({ published: 2, republished: 0, stillQueued: 0 });
+    const sent = await (await jetstreamManager(h.nc)).streams.getMessage(PORTFOLIO_STREAM, { seq: (await corpus().findOne({ _id: queued }))!.planned_seq! });
+    expect(sent?.json<PortfolioScanMessage>().start).toEqual({ last_slot: prevSlot, last_full_dkim_at: null, dkim_selectors: 'google, s1', ns: 'ns1.q.test, ns2.q.test' });
     // Marked: not published again by the next tick.
     expect(await p.planner.tick(new Date(t0.getTime() + 100))).toEqual({ published: 0, republished: 0, stillQueued: 0 });
     const lostDoc = (await corpus().findOne({ _id: lost }))!;
@@ -62,7 +69,7 @@ describe('rescan planner', () => {
     expect((await corpus().findOne({ _id: lost }))!.planned_seq).not.toBe(lostDoc.planned_seq);
     // A worker stores both once; the planner then leaves them until their next slot.
     const w = await h.startWorker();
-    await until(async () => (await corpus().countDocuments({ _id: { $in: [lost, queued] }, scan_count: 1 })) === 2, 5_000, 'both scanned');
+    await until(async () => (await corpus().countDocuments({ _id: lost, scan_count: 1 })) + (await corpus().countDocuments({ _id: queued, scan_count: 2 })) === 2, 5_000, 'both scanned');
     expect(await p.planner.tick(new Date(later.getTime() + 1_500))).toEqual({ published: 0, republished: 0, stillQueued: 0 });
     await w.stop();
     await p.stop();

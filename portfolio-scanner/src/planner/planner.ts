@@ -48,7 +48,12 @@ export interface TickResult {
   stillQueued: number;
 }
 
-type DueDoc = Pick<CorpusDomainDoc, '_id' | 'next_scan_at' | 'last_slot' | 'planned_slot' | 'planned_seq'>;
+type DueDoc = Pick<CorpusDomainDoc, '_id' | 'next_scan_at' | 'last_slot' | 'planned_slot' | 'planned_seq' | 'last_full_dkim_at'> & {
+  result?: Pick<NonNullable<CorpusDomainDoc['result']>, 'dkim_selectors' | 'ns'> | null;
+};
+
+/** The due query's fields: the planner's own, and a scan's start (carried in the message, see `start`). */
+const DUE_PROJECTION = { next_scan_at: 1, last_slot: 1, planned_slot: 1, planned_seq: 1, last_full_dkim_at: 1, 'result.dkim_selectors': 1, 'result.ns': 1 } as const;
 
 export class Planner {
   readonly lease: Lease;
@@ -100,7 +105,7 @@ export class Planner {
     const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
     const graceMs = Math.min(c.PORTFOLIO_PLAN_GRACE_S * 1000, (c.PORTFOLIO_RESCAN_INTERVAL_S * 1000) / 2);
     const due = (await corpus
-      .find({ next_scan_at: { $lte: new Date(now.getTime() - c.PORTFOLIO_PLAN_DELAY_MS) }, watchers: { $gt: 0 } }, { projection: { next_scan_at: 1, last_slot: 1, planned_slot: 1, planned_seq: 1 } })
+      .find({ next_scan_at: { $lte: new Date(now.getTime() - c.PORTFOLIO_PLAN_DELAY_MS) }, watchers: { $gt: 0 } }, { projection: DUE_PROJECTION })
       .sort({ next_scan_at: 1 })
       .limit(c.PORTFOLIO_PLAN_BATCH)
       .toArray()) as DueDoc[];
@@ -128,7 +133,8 @@ export class Planner {
           }
           reason = 'republish';
         }
-        toPublish.push({ msg: { domain: doc._id, slot, reason }, filter });
+        const start = { last_slot: doc.last_slot, last_full_dkim_at: doc.last_full_dkim_at?.getTime() ?? null, dkim_selectors: doc.result?.dkim_selectors ?? null, ns: doc.result?.ns ?? null };
+        toPublish.push({ msg: { domain: doc._id, slot, reason, start }, filter });
       }),
     );
 

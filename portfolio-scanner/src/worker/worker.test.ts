@@ -155,6 +155,35 @@ describe('scan workers', () => {
     await b.stop();
   });
 
+  it('a planned rescan starts from the planner\'s read on its first delivery; a redelivery reads the document', async () => {
+    const domain = 'planned-start.example.test';
+    const slot = await watchedWithHistory(domain);
+    const js = (await jetstreamManager(h.nc)).jetstream();
+    const publish = (start: PortfolioScanMessage['start'], id: string) => js.publish(SCAN_SUBJECTS.rescan, JSON.stringify({ domain, slot, reason: 'due', start } satisfies PortfolioScanMessage), { msgID: id });
+    const stale = { last_slot: slot - INTERVAL_S * 1000, last_full_dkim_at: null, dkim_selectors: null, ns: null };
+    // The message says this slot is stored (the document says not): not scanned, so not read either.
+    let scanned = 0;
+    const counting: NonNullable<Parameters<typeof h.startWorker>[0]>['scanDomain'] = async () => {
+      scanned++;
+      return never();
+    };
+    const a = await h.startWorker({ scanDomain: counting });
+    await publish({ ...stale, last_slot: slot }, `${domain}:claims-stored`);
+    await until(async () => (await scans(a, 'unchanged_slot')) === 1, 5_000, 'first delivery handled');
+    expect(scanned).toBe(0);
+    // A stale start: the first delivery scans (and hangs); another worker stores the slot meanwhile.
+    await publish(stale, `${domain}:stale`);
+    await until(() => scanned === 1, 5_000, 'first delivery scanning');
+    await storeScan(h.db, domain, slot, outcome(new Date()), { intervalS: INTERVAL_S });
+    await a.kill();
+    // The redelivery reads the document, which says stored: no second scan, nothing written.
+    const b = await h.startWorker({ scanDomain: counting });
+    await until(async () => (await scans(b, 'unchanged_slot')) === 1, TEST_ACK_WAIT_MS + 8_000, 'redelivery handled');
+    expect(scanned).toBe(1);
+    expect(await scanCount(domain)).toBe(2);
+    await b.stop();
+  });
+
   it('a failing scan is retried with backoff, then ended after the last delivery; the domain waits for its next slot', async () => {
     const domain = 'failing.example.test';
     await addDomains(h.db, 'acc_fail', [domain], { intervalS: INTERVAL_S });

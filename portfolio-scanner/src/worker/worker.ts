@@ -64,6 +64,17 @@ function durableFor(subject: string): string {
 const SCAN_START_PROJECTION = { last_slot: 1, watchers: 1, last_full_dkim_at: 1, 'result.dkim_selectors': 1, 'result.ns': 1 } as const;
 type ScanStart = Pick<CorpusDomainDoc, '_id' | 'last_slot' | 'watchers' | 'last_full_dkim_at'> & { result?: Pick<NonNullable<CorpusDomainDoc['result']>, 'dkim_selectors' | 'ns'> | null };
 
+/** A rescan's start as the planner read it (published only for watched domains). */
+function startOf(domain: string, start: NonNullable<PortfolioScanMessage['start']>): ScanStart {
+  return {
+    _id: domain,
+    last_slot: start.last_slot,
+    watchers: 1,
+    last_full_dkim_at: start.last_full_dkim_at === null ? null : new Date(start.last_full_dkim_at),
+    result: { dkim_selectors: start.dkim_selectors, ns: start.ns },
+  };
+}
+
 /** Messages in hand at most, as a multiple of the concurrency: scans waiting to be stored included. */
 const STORE_BACKLOG = 3;
 
@@ -300,7 +311,7 @@ export class ScanWorker {
       return;
     }
     try {
-      const outcome = await this.process(job, release);
+      const outcome = await this.process(job, h.msg.info.deliveryCount, release);
       if (h.released) return;
       this.answer(h, (msg) => msg.ack());
       this.count(outcome);
@@ -324,9 +335,12 @@ export class ScanWorker {
   }
 
   /** `release`: gives the scan place back (called once the DNS work is done). */
-  private async process(job: PortfolioScanMessage, release: () => void): Promise<ScanOutcomeLabel> {
+  private async process(job: PortfolioScanMessage, deliveries: number, release: () => void): Promise<ScanOutcomeLabel> {
     const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
-    const doc = await this.reads.add(job.domain);
+    // A planned rescan's first delivery starts from what the planner read seconds ago (the store
+    // re-checks the slot in its transaction, so a stale start costs at most a scan, never a
+    // record); a redelivery may follow another worker's store, so it reads the document.
+    const doc = job.start && deliveries <= 1 ? startOf(job.domain, job.start) : await this.reads.add(job.domain);
     // Nobody watches it any more (removed after the message was sent), or this slot is stored already.
     if (doc === null || doc.watchers <= 0) return 'unchanged_slot';
     if (doc.last_slot !== null && doc.last_slot >= job.slot) return 'unchanged_slot';

@@ -32,8 +32,19 @@ const LARGE_NS: readonly string[][] = [
   ['ns01.domaincontrol.com', 'ns02.domaincontrol.com'],
   ['ns1-01.azure-dns.com', 'ns2-01.azure-dns.net'],
 ];
-/** Reverse zones served: the bench's addresses live in these /24s. */
-const NETS = ['198.51.100', '203.0.113', '192.0.2'] as const;
+/**
+ * Where the addresses live. Each small host k has its own /24 in 198.18.0.0/15 (RFC 2544's
+ * benchmarking range) with ADDRESSES_PER_HOST addresses, and serves its reverse zone itself, as
+ * hosting providers do: a domain's address is its small host's (or, on a large DNS operator, the
+ * host i mod 300's). Until 2026-11-26 every address's PTR sat in two /24s at one small host
+ * (host0, 50 queries/s), which no real portfolio concentrates that way: each pass began with ~20 s
+ * of scans waiting on that one host for the 500 reverse names. The vendors' addresses (192.0.2.x)
+ * have their reverse zone at Google's name servers.
+ */
+const ADDRESSES_PER_HOST = 2;
+const VENDOR_NET = '192.0.2';
+const hostNet = (k: number) => `198.${18 + (k >> 8)}.${k & 255}`;
+const reverseZone = (net: string) => `${net.split('.').reverse().join('.')}.in-addr.arpa`;
 const TTL_S = 300;
 
 export function generateDomains(n: number, seed: number): BenchDomain[] {
@@ -43,10 +54,11 @@ export function generateDomains(n: number, seed: number): BenchDomain[] {
     const r = rand();
     const mail: Mail = r < 0.3 ? 'google' : r < 0.55 ? 'm365' : r < 0.6 ? 'mimecast' : r < 0.65 ? 'proofpoint' : 'self';
     const nsr = rand();
-    const ns = nsr < 0.4 ? (LARGE_NS[Math.floor(rand() * LARGE_NS.length)] as string[]) : smallNs(Math.floor(rand() * SMALL_HOSTS));
+    const small = nsr < 0.4 ? null : Math.floor(rand() * SMALL_HOSTS);
+    const ns = small === null ? (LARGE_NS[Math.floor(rand() * LARGE_NS.length)] as string[]) : smallNs(small);
     const d = rand();
     const dmarcP = d < 0.25 ? 'none' : d < 0.4 ? 'quarantine' : d < 0.5 ? 'reject' : null;
-    out.push({ name: `pf${String(i).padStart(6, '0')}.test`, mail, ns, dmarcP, mxLabel: 'mail', ip: `${NETS[i % 2]}.${(i % 250) + 1}`, serial: 1 });
+    out.push({ name: `pf${String(i).padStart(6, '0')}.test`, mail, ns, dmarcP, mxLabel: 'mail', ip: `${hostNet(small ?? i % SMALL_HOSTS)}.${(i % ADDRESSES_PER_HOST) + 1}`, serial: 1 });
   }
   return out;
 }
@@ -128,12 +140,15 @@ function fixedZones(): Record<string, string[]> {
     const z = `host${k}.test`;
     zones[z] = [`${z}. IN NS ns1.${z}.`, `${z}. IN NS ns2.${z}.`, `ns1.${z}. IN A 127.0.0.1`, `ns2.${z}. IN A 127.0.0.1`, `spf.${z}. IN TXT ${txt(`v=spf1 ip4:203.0.113.${k % 250}/32 ~all`)}`];
   }
-  for (const net of NETS) {
-    const z = `${net.split('.').reverse().join('.')}.in-addr.arpa`;
-    const rows = [`${z}. IN NS ns1.host0.test.`, `${z}. IN NS ns2.host0.test.`];
-    for (let h = 1; h <= 250; h++) rows.push(`${h}.${z}. IN PTR host-${h}.${net.replace(/\./g, '-')}.host0.test.`);
+  for (let k = 0; k < SMALL_HOSTS; k++) {
+    const z = reverseZone(hostNet(k));
+    const rows = [`${z}. IN NS ns1.host${k}.test.`, `${z}. IN NS ns2.host${k}.test.`];
+    for (let h = 1; h <= ADDRESSES_PER_HOST; h++) rows.push(`${h}.${z}. IN PTR server-${h}.host${k}.test.`);
     zones[z] = rows;
   }
+  const vendors = reverseZone(VENDOR_NET);
+  zones[vendors] = [`${vendors}. IN NS ns1.google.com.`, `${vendors}. IN NS ns2.google.com.`];
+  for (let h = 1; h <= 250; h++) zones[vendors].push(`${h}.${vendors}. IN PTR mx-${h}.vendors.google.com.`);
   return zones;
 }
 
