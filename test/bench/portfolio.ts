@@ -64,6 +64,8 @@ interface ProxyReport {
   inflightP99: number;
   inflightMax: number;
   maxPerOp: Record<string, number>;
+  /** Each operator-second over budget: its queries by source port (a worker's socket) and type, and their names. */
+  overDetails: string[];
   rcodes: Record<string, number>;
   /** The proxy's own event-loop delay: how late it may have timed an arrival. */
   lagP99Ms: number;
@@ -324,6 +326,7 @@ try {
     }
   }
   say(`busiest operator second: ${maxOp} ${maxQps} queries (budget ${budgets.get(maxOp) ?? '?'}); over budget: ${over.length ? over.join(', ') : 'none'}`);
+  for (const [pass, r] of [['first', firstDns], ['rescan', rescanDns]] as const) for (const d of r.overDetails) say(`  over budget (${pass}): ${d}`);
 
   // 4. The store's ceiling for a rescan's writes (design.md 3), at the workers' scan places.
   const scanPlaces = args.has('scan-concurrency') ? Number(args.get('scan-concurrency')) : PORTFOLIO_DEFAULTS.scanConcurrency;
