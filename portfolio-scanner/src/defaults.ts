@@ -39,8 +39,7 @@ export const PORTFOLIO_DEFAULTS = {
   /** Every budget is a window: at most floor(qps) queries in any 1 s plus this margin, each dated by
    * when it ended (answer or timeout) and counted as in flight until then (politeness/budget.ts),
    * so a worker stalled between a grant and its socket cannot crowd a second at the server. The
-   * margin only covers timer granularity; it was 250 ms while queries were dated by their grant
-   * (a stalled worker still put 64 queries into one second against 50). */
+   * margin only covers timer granularity; it was 250 ms while queries were dated by their grant. */
   dnsBudgetWindowMarginMs: 25,
   /** Answers kept by the politeness layer, so a repeated question is neither asked nor charged. A
    * busy worker stores ~4,000 answers a second, so what lasts here is what many scans share (vendor

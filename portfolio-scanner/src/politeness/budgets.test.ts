@@ -123,6 +123,18 @@ describe('politeness: per-operator budgets', () => {
     expect(maxPerSecond(times)).toBeLessThanOrEqual(bound(40) + 5);
   }, 15_000);
 
+  it('a failed NS answer keeps a zone\'s known operator: the rest of its scan stays on that operator\'s budget', async () => {
+    const { sent, resolver } = setup({ defaultQps: 20, maxWaitMs: 3000, rcode: (n) => (n === 'hinted.test' ? 'SERVFAIL' : 'NODATA') });
+    resolver.hintZone('hinted.test', ['ns1.tinyhost.test']);
+    expect((await resolver.resolve('hinted.test', 'NS')).rcode).toBe('SERVFAIL');
+    expect((await resolver.operatorOf('hinted.test')).key).toBe('tinyhost.test');
+    // Its scan and four others of the same host at once: 26 queries for 18 places a window.
+    for (let i = 0; i < 4; i++) resolver.hintZone(`busy${i}.test`, ['ns2.tinyhost.test']);
+    await Promise.all([...Array.from({ length: 4 }, (_, i) => scanLike(resolver, `busy${i}.test`)), scanLike(resolver, 'hinted.test')]);
+    expect(sent.length).toBe(26);
+    expect(maxPerSecond(sent.map((q) => q.t))).toBeLessThanOrEqual(bound(20));
+  }, 15_000);
+
   it('waits in arrival order (FIFO) and refuses at once what could not be granted in time', async () => {
     const scheduler = new BudgetScheduler({ workerQps: 1000, resolverQps: [1000], maxWaitMs: 1500, windowMarginMs: 0 });
     const order: number[] = [];
