@@ -310,6 +310,13 @@ try {
   const detected = [...seen].filter((k) => expected.has(k)).length;
   const falseChanges = changes.filter((c) => !changed.has(`${c.domain_name} ${c.field_name}`));
   const duplicates = changes.length - seen.size;
+  // A change the rescan could not confirm (a timeout: never a change) is missed, not false: which, and why.
+  const missed = [...expected].filter((k) => !seen.has(k));
+  if (missed.length > 0) {
+    const docs = await corpus.find({ _id: { $in: [...new Set(missed.map((k) => k.split(' ')[0]!))] as never[] } }, { projection: { unknown_fields: 1, scan_count: 1 } }).toArray();
+    const why = new Map(docs.map((d) => [String(d._id), `scans ${d.scan_count as number}, unconfirmed ${JSON.stringify(d.unknown_fields ?? [])}`]));
+    say(`missed changes (first 10): ${missed.slice(0, 10).map((k) => `${k} (${why.get(k.split(' ')[0]!) ?? 'no document'})`).join('; ')}`);
+  }
   if (falseChanges.length > 0) say(`false changes (first 5): ${JSON.stringify(falseChanges.slice(0, 5).map((c) => [c.domain_name, c.field_name, c.old_value, c.new_value]))}`);
 
   // Per-operator rate: the busiest second of each operator over both passes, against its budget.
