@@ -26,6 +26,7 @@ import { findFreePort } from '../../infra/src/world/index.ts';
 import { addDomains } from '../../portfolio-scanner/src/store/domains.ts';
 import { applyChanges, generateDomains, writeNsdFiles } from './lib/portfolio-world.ts';
 import { naiveScan } from './lib/naive-scanner.ts';
+import { operatorVerdict, type PassRates } from './lib/operator-rates.ts';
 import { portfolioStoreCeiling } from './lib/portfolio-store-ceiling.ts';
 import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
 import { benchArgs } from './lib/common.ts';
@@ -57,15 +58,12 @@ const say = (msg: string) => process.stdout.write(`${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
-interface ProxyReport {
+interface ProxyReport extends PassRates {
   queries: number;
   captured: number;
   inflightMean: number;
   inflightP99: number;
   inflightMax: number;
-  maxPerOp: Record<string, number>;
-  /** Each operator-second over budget: its queries by source port (a worker's socket) and type, and their names. */
-  overDetails: string[];
   rcodes: Record<string, number>;
   /** The proxy's own event-loop delay: how late it may have timed an arrival. */
   lagP99Ms: number;
@@ -320,20 +318,8 @@ try {
   if (falseChanges.length > 0) say(`false changes (first 5): ${JSON.stringify(falseChanges.slice(0, 5).map((c) => [c.domain_name, c.field_name, c.old_value, c.new_value]))}`);
 
   // Per-operator rate: the busiest second of each operator over both passes, against its budget.
-  const budgets = new Map(Object.values(operators).map((o) => [o.key, o.qps]));
-  let maxQps = 0;
-  let maxOp = '';
-  const over: string[] = [];
-  for (const [pass, r] of [['first', firstDns], ['rescan', rescanDns]] as const) {
-    for (const [op, q] of Object.entries(r.maxPerOp)) {
-      if (q > maxQps) [maxQps, maxOp] = [q, op];
-      const budget = budgets.get(op);
-      // The budget allows floor(qps) in any second (politeness docs); 1% and one query of slack.
-      if (budget !== undefined && q > budget * 1.01 + 1) over.push(`${op} ${q}/${budget} (${pass})`);
-    }
-  }
-  say(`busiest operator second: ${maxOp} ${maxQps} queries (budget ${budgets.get(maxOp) ?? '?'}); over budget: ${over.length ? over.join(', ') : 'none'}`);
-  for (const [pass, r] of [['first', firstDns], ['rescan', rescanDns]] as const) for (const d of r.overDetails) say(`  over budget (${pass}): ${d}`);
+  const { maxQps, over, lines: operatorLines } = operatorVerdict(operators, [['first', firstDns], ['rescan', rescanDns]]);
+  for (const line of operatorLines) say(line);
 
   // 4. The store's ceiling for a rescan's writes (design.md 3), at the workers' scan places.
   const scanPlaces = args.has('scan-concurrency') ? Number(args.get('scan-concurrency')) : PORTFOLIO_DEFAULTS.scanConcurrency;

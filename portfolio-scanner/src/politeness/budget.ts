@@ -10,9 +10,9 @@
 // end time. Its arrival at the server lies between the two, so however long a loaded worker stalls
 // between a grant and the socket, no second at the server holds more than `limit`: for the last
 // query granted among any that arrived within one second, every other one was either still in
-// flight at its grant or ended less than a second before it. Dating by the grant alone let a worker
-// stalled longer than a margin put two windows' grants into one second (64 against 50 at a small
-// host in the 100,000-domain bench). Pure: the caller passes the time. `marginMs` lengthens the
+// flight at its grant or ended less than a second before it. Dating by the grant alone held only
+// while no worker stalled longer than a margin (250 ms) between a grant and its socket. Pure: the
+// caller passes the time. `marginMs` lengthens the
 // window, for an answer read before its query's arrival was counted (clock granularity).
 
 export class Budget {

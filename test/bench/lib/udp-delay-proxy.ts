@@ -10,6 +10,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { zoneOf } from '../../../portfolio-scanner/src/politeness/operators.ts';
 import type { OperatorMap } from './portfolio-world.ts';
+import { overBudget } from './operator-rates.ts';
 
 const [listenPort, upstreamPort, delayMs, operatorFile] = process.argv.slice(2).map((a, i) => (i < 3 ? Number(a) : a)) as [number, number, number, string];
 const operators = JSON.parse(readFileSync(operatorFile, 'utf8')) as OperatorMap;
@@ -68,7 +69,7 @@ function endSecond(): void {
   for (const [k, v] of perOp) {
     if (v > (maxPerOp.get(k) ?? 0)) maxPerOp.set(k, v);
     const budget = budgetOf.get(k);
-    if (budget === undefined || v <= budget * 1.01 + 1 || overDetails.length >= 20) continue;
+    if (budget === undefined || !overBudget(v, budget) || overDetails.length >= 20) continue;
     const names = seen.get(k) ?? [];
     const byPort = new Map<string, number>();
     const byType = new Map<string, number>();
