@@ -78,12 +78,14 @@ describe('rescan planner', () => {
   it('with a 20 s interval every monitored domain is rescanned once per slot over two intervals, near its due time, while the lease holder dies', async () => {
     const INTERVAL_S = 20;
     const domains = ['pf-google.test', 'pf-m365.test', 'pf-mimecast.test', 'pf-proofpoint.test', 'pf-baddmarc.test', 'acme.test', 'senders.test', 'gone-1.example.test', 'gone-2.example.test', 'gone-3.example.test'];
-    const stores: Array<{ domain: string; slot: number; stored: boolean; at: number }> = [];
+    const stores: Array<{ domain: string; slot: number; stored: boolean; began: number; at: number }> = [];
     const config = { PORTFOLIO_RESCAN_INTERVAL_S: INTERVAL_S };
     const recording = {
       storeScan: async (...args: Parameters<typeof storeScan>) => {
-        const r = await storeScan(...args);
-        stores.push({ domain: args[1], slot: args[2], stored: r.stored, at: Date.now() });
+        const began = Date.now();
+        const [db, domain, slot, outcome, opts] = args;
+        const r = await storeScan(db, domain, slot, outcome, { ...opts, now: new Date(began) });
+        stores.push({ domain: args[1], slot: args[2], stored: r.stored, began, at: Date.now() });
         return r;
       },
     };
@@ -116,9 +118,11 @@ describe('rescan planner', () => {
       const first = slots[0] === atAdd + INTERVAL_S * 1000 && slots[0] - t0 < 3_000 ? slots[0] : atAdd;
       const expected = [first];
       // A due time that passed while the first scan was in flight (planned, scanned, then stored
-      // after it) is served by that scan: the store plans the next scan from its own time.
+      // after it) is served by that scan: the store plans the next scan from the time it began
+      // (its transaction's clock, not when it returned: a due time that falls during the
+      // transaction is still planned, since the scan saw the domain before it).
       let next = first + INTERVAL_S * 1000;
-      while (next <= (mine[0]?.at ?? 0)) next += INTERVAL_S * 1000;
+      while (next <= (mine[0]?.began ?? 0)) next += INTERVAL_S * 1000;
       for (let s = next; s <= tEnd - MARGIN_MS; s += INTERVAL_S * 1000) expected.push(s);
       // On failure the message shows each store's slot and lateness against the lease holder's kill.
       const story = `${domain}: stores ${JSON.stringify(mine.map((m) => ({ slot: m.slot - t0, late_ms: m.at - m.slot })))}, killed at ${killedAt - t0}, window end ${tEnd - t0} (ms after the add)`;
