@@ -162,6 +162,11 @@ export const COLLECTIONS = {
       expiresAt,
     ],
   },
+  portfolioPlanTicks: {
+    name: 'portfolio_plan_ticks',
+    // _id is the tick id (`planned_tick` of the corpus documents it marked); read by _id only.
+    indexes: [expiresAt],
+  },
   portfolioWhois: {
     name: 'portfolio_whois',
     // _id is the domain name. The registration-data refresher: lookups due (next_fetch_at passed).

@@ -34,14 +34,33 @@ export interface CorpusDomainDoc {
   next_scan_at: Date | null;
   /** Accounts whose account-domain document is `active` for this name; 0 = not monitored. */
   watchers: number;
-  /** Rescan planner: the slot last published for this domain (absent until first planned). */
-  planned_slot?: number;
-  /** Rescan planner: the stream sequence of that message, to tell a lost message from a queued one. */
-  planned_seq?: number | null;
-  /** Rescan planner: when that message was published. */
+  /**
+   * Rescan planner: when the domain's latest message was published (its slot is the slot of this
+   * time). Absent until first planned.
+   */
   planned_at?: Date;
+  /**
+   * Rescan planner: the tick that published it (`portfolio_plan_ticks`, where its stream sequence
+   * is, to tell a lost message from a queued one). One value for all the domains of a tick, so the
+   * planner marks them with one update (a sequence each was a write each).
+   */
+  planned_tick?: string | null;
   /** `scanned_at` of the latest stored scan that swept the whole DKIM selector list (weekly). */
   last_full_dkim_at?: Date | null;
+}
+
+/**
+ * `portfolio_plan_ticks`: what one planner tick published, the domains and their messages' stream
+ * sequences in the same order. Read only when a domain's grace passed and its slot is still not
+ * stored; removed by the TTL after an interval and a grace (the slot is over by then).
+ */
+export interface PlanTickDoc {
+  /** `<ms>-<random>`: ticks of two planner replicas (a lease handover) never share one. */
+  _id: string;
+  at: Date;
+  domains: string[];
+  seqs: number[];
+  expires_at: Date;
 }
 
 export type AccountDomainStatus = 'active' | 'inactive' | 'removed';

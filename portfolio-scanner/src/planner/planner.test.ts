@@ -5,7 +5,7 @@
 // queued one is not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { COLLECTIONS, type CorpusDomainDoc, type PortfolioScanMessage } from '@dv/contracts';
+import { COLLECTIONS, type CorpusDomainDoc, type PlanTickDoc, type PortfolioScanMessage } from '@dv/contracts';
 import { outcome } from '../store/fixtures.ts';
 import { addDomains, slotOf, storeScan } from '../store/index.ts';
 import { PORTFOLIO_STREAM } from '../worker/stream.ts';
@@ -21,6 +21,13 @@ afterAll(async () => {
 });
 
 const corpus = () => h.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+const ticks = () => h.db.collection<PlanTickDoc>(COLLECTIONS.portfolioPlanTicks.name);
+/** The stream sequence of the domain's latest planned message, from its tick's document. */
+const plannedSeq = async (domain: string): Promise<number | undefined> => {
+  const tick = (await corpus().findOne({ _id: domain }))?.planned_tick;
+  const t = tick ? await ticks().findOne({ _id: tick }) : null;
+  return t ? t.seqs[t.domains.indexOf(domain)] : undefined;
+};
 
 describe('rescan planner', () => {
   it('one lease holder at a time; a dead holder is replaced after the lease, a stopped one at once', async () => {
@@ -56,21 +63,30 @@ describe('rescan planner', () => {
     const p = await h.startPlanner({ REDIS_PREFIX: `${h.redisPrefix}lost:`, PORTFOLIO_PLAN_GRACE_S: 1, PORTFOLIO_PLAN_DELAY_MS: 0 }, { start: false });
     const t0 = new Date();
     expect(await p.planner.tick(t0)).toEqual({ published: 2, republished: 0, stillQueued: 0 });
-    const sent = await (await jetstreamManager(h.nc)).streams.getMessage(PORTFOLIO_STREAM, { seq: (await corpus().findOne({ _id: queued }))!.planned_seq! });
+    // One tick document for both, read by the domains' `planned_tick`.
+    expect((await corpus().findOne({ _id: lost }))!.planned_tick).toBe((await corpus().findOne({ _id: queued }))!.planned_tick);
+    const sent = await (await jetstreamManager(h.nc)).streams.getMessage(PORTFOLIO_STREAM, { seq: (await plannedSeq(queued))! });
     expect(sent?.json<PortfolioScanMessage>().start).toEqual({ last_slot: prevSlot, last_full_dkim_at: null, dkim_selectors: 'google, s1', ns: 'ns1.q.test, ns2.q.test' });
     // Marked: not published again by the next tick.
     expect(await p.planner.tick(new Date(t0.getTime() + 100))).toEqual({ published: 0, republished: 0, stillQueued: 0 });
     const lostDoc = (await corpus().findOne({ _id: lost }))!;
-    expect(lostDoc.planned_slot).toBe(slotOf(lost, t0, 86_400));
-    expect(lostDoc.planned_seq).toBeGreaterThan(0);
-    await (await jetstreamManager(h.nc)).streams.deleteMessage(PORTFOLIO_STREAM, lostDoc.planned_seq!);
+    expect(slotOf(lost, lostDoc.planned_at!, 86_400)).toBe(slotOf(lost, t0, 86_400));
+    const lostSeq = (await plannedSeq(lost))!;
+    expect(lostSeq).toBeGreaterThan(0);
+    await (await jetstreamManager(h.nc)).streams.deleteMessage(PORTFOLIO_STREAM, lostSeq);
     const later = new Date(t0.getTime() + 1_500);
     expect(await p.planner.tick(later)).toEqual({ published: 0, republished: 1, stillQueued: 1 });
-    expect((await corpus().findOne({ _id: lost }))!.planned_seq).not.toBe(lostDoc.planned_seq);
+    expect(await plannedSeq(lost)).not.toBe(lostSeq);
+    expect((await corpus().findOne({ _id: lost }))!.planned_tick).not.toBe(lostDoc.planned_tick);
+    // A tick document gone (its TTL) is a message that cannot be found: published again too.
+    await ticks().deleteOne({ _id: (await corpus().findOne({ _id: queued }))!.planned_tick! });
+    const third = new Date(later.getTime() + 1_500);
+    expect(await p.planner.tick(third)).toEqual({ published: 0, republished: 1, stillQueued: 1 });
+    expect(await plannedSeq(queued)).toBeGreaterThan(lostSeq);
     // A worker stores both once; the planner then leaves them until their next slot.
     const w = await h.startWorker();
     await until(async () => (await corpus().countDocuments({ _id: lost, scan_count: 1 })) + (await corpus().countDocuments({ _id: queued, scan_count: 2 })) === 2, 5_000, 'both scanned');
-    expect(await p.planner.tick(new Date(later.getTime() + 1_500))).toEqual({ published: 0, republished: 0, stillQueued: 0 });
+    expect(await p.planner.tick(new Date(third.getTime() + 1_500))).toEqual({ published: 0, republished: 0, stillQueued: 0 });
     await w.stop();
     await p.stop();
   });

@@ -185,6 +185,36 @@ describe('storeScans (a worker\'s group of scans in one transaction)', () => {
     expect((await changesOf(a)).length).toBe(1);
   });
 
+  it('unchanged rescans move each watching account\'s scanned_at to its own scan\'s time (one update for the group); a removed copy keeps its own; a summary that differs beyond the time is written whole', async () => {
+    const [p, q, r] = ['fresh-p.example.test', 'fresh-q.example.test', 'fresh-r.example.test'];
+    const sp = await watchedAndScanned('acc_f1', p);
+    await addDomains(db, 'acc_f2', [p], { intervalS: INTERVAL_S, now: T0 });
+    const sq = await watchedAndScanned('acc_f1', q);
+    const sr = await watchedAndScanned('acc_f1', r);
+    // acc_f3 watched q and removed it: its copy is no longer kept up to date.
+    await addDomains(db, 'acc_f3', [q], { intervalS: INTERVAL_S, now: T0 });
+    await db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name).updateOne({ account_id: 'acc_f3', domain: q }, { $set: { status: 'removed' } });
+    const tp = new Date(at(1).getTime() + 1_000);
+    const tq = new Date(at(1).getTime() + 2_000);
+    // r: no tracked change, but over the SPF lookup limit now (needs_attention and spf_status follow).
+    const results = await storeScans(
+      db,
+      [
+        { domain: p, slot: sp(1), outcome: outcome(tp) },
+        { domain: q, slot: sq(1), outcome: outcome(tq) },
+        { domain: r, slot: sr(1), outcome: outcome(at(1), { spf_total_lookups: 12 }) },
+      ],
+      { intervalS: INTERVAL_S, now: at(1) },
+    );
+    expect(results.map((x) => [x.stored, x.changes.length])).toEqual([[true, 0], [true, 0], [true, 0]]);
+    expect((await accountDoc('acc_f1', p))?.scanned_at).toEqual(tp);
+    expect((await accountDoc('acc_f2', p))?.scanned_at).toEqual(tp);
+    expect((await accountDoc('acc_f1', q))?.scanned_at).toEqual(tq);
+    expect((await accountDoc('acc_f3', q))?.scanned_at).toEqual(T0);
+    expect(await accountDoc('acc_f1', r)).toMatchObject({ scanned_at: at(1), spf_total_lookups: 12, needs_attention: true, spf_status: 'over_limit' });
+    expect(await accountDoc('acc_f1', p)).toMatchObject({ email_gateway: 'Google Workspace', needs_attention: false, spf_status: 'valid' });
+  });
+
   it('two groups holding the same domain and slot, stored at once, write it once', async () => {
     const d = 'grp-race.example.test';
     const slot = await watchedAndScanned('acc_g', d);

@@ -92,6 +92,8 @@ export async function storeScans(db: Db, scans: readonly ScanToStore[], opts: St
       const changeCount = pending.reduce((n, p) => n + p.diff.changes.length, 0);
       let nextId = changeCount > 0 ? (await takeChangeIds(db, session, changeCount)) : 0;
       const allChanges: ChangeDoc[] = [];
+      /** Domains whose account summaries differ in `scanned_at` alone (most rescans): one update for all. */
+      const fresh: { domain: string; scannedAt: Date }[] = [];
       for (const { index, prev, diff } of pending) {
         const { domain, slot, outcome, fullDkimSweepAt } = scans[index] as ScanToStore;
         const detectedAt = outcome.observation.scanned_at;
@@ -119,9 +121,12 @@ export async function storeScans(db: Db, scans: readonly ScanToStore[], opts: St
             upsert: true,
           },
         });
-        summaryWrites.push({ updateMany: { filter: { domain, status: { $ne: 'removed' } }, update: { $set: accountDomainSummary(diff.result, lastChangeAt) } } });
+        const summary = accountDomainSummary(diff.result, lastChangeAt);
+        if (prev?.result && sameSummaryButTime(accountDomainSummary(prev.result, prev.last_change_at), summary)) fresh.push({ domain, scannedAt: summary.scanned_at as Date });
+        else summaryWrites.push({ updateMany: { filter: { domain, status: { $ne: 'removed' } }, update: { $set: summary } } });
         results[index] = { stored: true, changes };
       }
+      if (fresh.length > 0) summaryWrites.push(freshnessWrite(fresh));
       if (corpusWrites.length > 0) await corpus.bulkWrite(corpusWrites, { ordered: false, session });
       if (allChanges.length > 0) await db.collection<ChangeDoc>(COLLECTIONS.portfolioChanges.name).insertMany(allChanges, { session });
       if (summaryWrites.length > 0) await db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name).bulkWrite(summaryWrites, { ordered: false, session });
@@ -130,6 +135,35 @@ export async function storeScans(db: Db, scans: readonly ScanToStore[], opts: St
   } finally {
     await session.endSession();
   }
+}
+
+type Summary = ReturnType<typeof accountDomainSummary>;
+
+function sameSummaryButTime(a: Summary, b: Summary): boolean {
+  for (const k of Object.keys(b) as (keyof Summary)[]) {
+    if (k === 'scanned_at') continue;
+    const x = a[k];
+    const y = b[k];
+    if (x instanceof Date && y instanceof Date ? x.getTime() !== y.getTime() : x !== y) return false;
+  }
+  return true;
+}
+
+/**
+ * One update of `scanned_at` in the summaries of every account watching these domains, each its
+ * own scan's time (picked by the document's `domain` from two lists: MongoDB 7.0's $getField
+ * takes only a constant name). A per-domain update each cost MongoDB about as much as the corpus
+ * write itself (the per-command work of an update, not the bytes: docs/portfolio-scanner.md "Data model").
+ */
+function freshnessWrite(fresh: readonly { domain: string; scannedAt: Date }[]): AnyBulkWriteOperation<AccountDomainDoc> {
+  const domains = fresh.map((f) => f.domain);
+  const times = fresh.map((f) => f.scannedAt);
+  return {
+    updateMany: {
+      filter: { domain: { $in: domains }, status: { $ne: 'removed' } },
+      update: [{ $set: { scanned_at: { $arrayElemAt: [{ $literal: times }, { $indexOfArray: [{ $literal: domains }, '$domain'] }] } } }],
+    },
+  };
 }
 
 /** `count` global change ids from the counter, inside the transaction; returns the first. */
