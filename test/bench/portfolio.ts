@@ -244,14 +244,16 @@ try {
     };
     return `per ${stepMs / 1000} s from the pass's start: planned ${await count('planned_at')} | stored ${await count('last_scanned')}`;
   };
-  /** The workers' own scan durations (DNS work only, portfolio_scan_duration_seconds). */
-  const scanDurations = async (): Promise<string> => {
+  /** A histogram of the workers' (one `held_by` label, or all) summed over both: its mean and the share in each bucket. */
+  const histogram = async (metric: string, heldBy?: string): Promise<{ mean: number; n: number; shares: string }> => {
     let sum = 0;
     let n = 0;
     const buckets = new Map<string, number>();
+    const line = new RegExp(`^${metric}_(sum|count|bucket)(?:\\{([^}]*)\\})? ([\\d.e+-]+)$`, 'gm');
     for (const w of procs) {
       const text = await fetch(`${w.url}/metrics`).then((r) => r.text()).catch(() => '');
-      for (const m of text.matchAll(/^portfolio_scan_duration_seconds_(sum|count|bucket)(?:\{([^}]*)\})? ([\d.e+-]+)$/gm)) {
+      for (const m of text.matchAll(line)) {
+        if (heldBy && !(m[2] ?? '').includes(`held_by="${heldBy}"`)) continue;
         const le = /le="([^"]+)"/.exec(m[2] ?? '')?.[1];
         if (m[1] === 'sum') sum += Number(m[3]);
         else if (m[1] === 'count') n += Number(m[3]);
@@ -259,7 +261,18 @@ try {
       }
     }
     const shares = [...buckets].filter(([le]) => le !== '+Inf').map(([le, c]) => `<=${le}s ${round((100 * c) / Math.max(1, n), 0)}%`).join(', ');
-    return `scan duration mean ${round((1000 * sum) / Math.max(1, n), 0)} ms over ${n} scans (${shares})`;
+    return { mean: sum / Math.max(1, n), n, shares };
+  };
+  /** The workers' own scan durations (DNS work only) and their queries' waits for the budgets. */
+  const scanDurations = async (): Promise<string> => {
+    const scans = await histogram('portfolio_scan_duration_seconds');
+    const waits = await histogram('portfolio_dns_budget_wait_seconds');
+    const held: string[] = [];
+    for (const by of ['listed_operator', 'other_operator', 'worker', 'resolver']) {
+      const h = await histogram(`portfolio_dns_budget_wait_seconds`, by);
+      held.push(`${by} ${round((100 * h.n) / Math.max(1, waits.n), 1)}% of queries, mean ${round(1000 * h.mean, 0)} ms`);
+    }
+    return `scan duration mean ${round(1000 * scans.mean, 0)} ms over ${scans.n} scans (${scans.shares}); budget wait per query mean ${round(1000 * waits.mean, 1)} ms over ${waits.n} (${waits.shares}); held by ${held.join('; ')}`;
   };
   const startWorkers = async (intervalS: number) => {
     for (let i = 0; i < 2; i++) procs.push(await startServiceProcess('portfolio-scanner', { env: workerEnv(intervalS), logDir }));

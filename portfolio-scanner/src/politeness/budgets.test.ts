@@ -106,6 +106,17 @@ describe('politeness: per-operator budgets', () => {
     expect(text).toMatch(new RegExp(`${POLITENESS_METRICS.queries}\\{rcode="NODATA",operator="other"\\} ${smallTimes.length}`));
     expect(text).toMatch(new RegExp(`${POLITENESS_METRICS.queries}\\{rcode="NODATA",operator="Cloudflare"\\} ${bigTimes.length}`));
     expect(text).toMatch(new RegExp(`${POLITENESS_METRICS.budgetTimeouts}\\{budget="operator"\\} \\d+`));
+    // Every attempt's wait is observed: the first queries went at once, the flood's later ones waited up to the limit.
+    const wait = (await registry.getSingleMetric(POLITENESS_METRICS.budgetWait)!.get()).values;
+    const of = (suffix: string, heldBy: string) => (wait as { metricName?: string; labels: Record<string, unknown>; value: number }[]).find((v) => v.metricName?.endsWith(suffix) && v.labels.held_by === heldBy)?.value ?? 0;
+    expect(['none', 'listed_operator', 'other_operator', 'worker', 'resolver'].reduce((n, by) => n + of('_count', by), 0)).toBe(results.length);
+    expect(of('_count', 'none')).toBeGreaterThan(0);
+    expect(of('_sum', 'none')).toBe(0);
+    // The small host's window held the flood (up to the 1.5 s limit; what could not fit in it was
+    // refused at once, a wait of ~0); Cloudflare's, ten times larger, held some too.
+    expect(of('_count', 'other_operator')).toBeGreaterThan(0);
+    expect(of('_sum', 'other_operator')).toBeGreaterThan(1);
+    expect(of('_count', 'listed_operator')).toBeGreaterThan(0);
   });
 
   it('first scans learn each zone\'s operator from its NS answer (asked once) and charge it', async () => {

@@ -9,6 +9,7 @@
 // TIMEOUT, so scanDomain reports the fields it supports as unconfirmed, never as empty.
 import { isDnsFailure, type Rcode, type Resolver, type ResolveResult, type RrType } from '@dv/mailsec';
 import type { PolitenessMetrics } from './metrics.ts';
+import { OTHER_OPERATOR } from './operator-table.ts';
 import { nsDomain, zoneOf, type Operator, type OperatorBudgets } from './operators.ts';
 import type { BudgetScheduler } from './scheduler.ts';
 import { TtlLru } from './ttl-lru.ts';
@@ -122,7 +123,16 @@ export class PoliteResolver implements Resolver {
     const attempts = Math.max(this.#o.upstreams.length, this.#o.attempts ?? 1);
     for (let attempt = 0; attempt < attempts; attempt++) {
       // Another resolver while one is left untried; then any (the scheduler allows all once all were tried).
-      const grant = this.#o.scheduler.tryAcquire(operator, tried) ?? (await this.#o.scheduler.acquire(operator, tried));
+      let grant = this.#o.scheduler.tryAcquire(operator, tried);
+      if (grant) this.#o.metrics?.budgetWait.observe({ held_by: 'none' }, 0);
+      else {
+        const budget = this.#o.scheduler.heldBy(operator);
+        // Listed operators (the table's large ones) apart from the rest (small hosts, each at the default budget).
+        const heldBy = budget !== 'operator' ? budget : operator?.label === OTHER_OPERATOR ? 'other_operator' : 'listed_operator';
+        const t0 = performance.now();
+        grant = await this.#o.scheduler.acquire(operator, tried);
+        this.#o.metrics?.budgetWait.observe({ held_by: heldBy }, (performance.now() - t0) / 1000);
+      }
       if (!grant.ok) {
         this.#o.metrics?.budgetTimeouts.inc({ budget: grant.budget });
         // An earlier attempt's own failure says more than the budget's.

@@ -109,6 +109,17 @@ export class BudgetScheduler {
   }
 
   /**
+   * Which budget holds a query that tryAcquire() just refused: its operator's (a queue ahead of
+   * it, or the window full), else the worker's, else a resolver's.
+   */
+  heldBy(operator: { key: string } | null): 'operator' | 'worker' | 'resolver' {
+    const now = this.#now();
+    const op = operator === null ? undefined : this.#operators.get(operator.key);
+    if (op && (op.head < op.queue.length || op.inReady || op.timer || !op.budget.canGrant(now))) return 'operator';
+    return this.#global.canGrant(now) ? 'resolver' : 'worker';
+  }
+
+  /**
    * The grant acquire() would give at once, without a promise or a queue entry: when nobody waits
    * ahead (in the operator's queue or for the worker and resolver budgets) and every budget allows
    * it now. null: the query must wait its turn (acquire). Most queries of a worker below its budgets
