@@ -179,6 +179,8 @@ export const DASHBOARDS: DashboardSpec[] = [
         panels: [
           ts('DNS queries by rcode', 'ops', [q(`sum by (rcode) (rate(portfolio_dns_queries_total[${RI}]))`, '{{rcode}}')]),
           ts('DNS queries by operator', 'ops', [q(`sum by (operator) (rate(portfolio_dns_queries_total[${RI}]))`, '{{operator}}')]),
+          // Seconds of waiting per second: which budget (a listed operator, the small hosts', the worker's) holds the scans (none: always 0).
+          ts('DNS budget wait by budget', 's', [q(`sum by (held_by) (rate(portfolio_dns_budget_wait_seconds_sum[${RI}]))`, '{{held_by}}')]),
           ts('RDAP requests by server and status', 'ops', [q(`sum by (server, status) (rate(portfolio_rdap_requests_total[${RI}]))`, '{{server}} {{status}}')]),
           ts('Geolocation lookups by result', 'ops', [q(`sum by (result) (rate(portfolio_geo_lookups_total[${RI}]))`, '{{result}}')]),
           ts('Requests by route and status', 'reqps', [q(`sum by (route, status_code) (rate(http_request_duration_seconds_count{service="portfolio-scanner",route!="/metrics"}[${RI}]))`, '{{route}} {{status_code}}')]),
