@@ -28,6 +28,7 @@ import { applyChanges, generateDomains, writeNsdFiles } from './lib/portfolio-wo
 import { naiveScan } from './lib/naive-scanner.ts';
 import { operatorVerdict, type PassRates } from './lib/operator-rates.ts';
 import { portfolioStoreCeiling } from './lib/portfolio-store-ceiling.ts';
+import { histogram, scrapeWorkers, storedScans } from './lib/worker-metrics.ts';
 import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
 import { benchArgs } from './lib/common.ts';
 import { cpuDelta, cpuSecondsByName } from './lib/cpu.ts';
@@ -189,7 +190,7 @@ try {
       // Progress from the workers' own counters (scans stored since they started, one per domain
       // in a pass); the corpus is counted only to confirm the end. Counting it on every poll (no
       // index on scan_count: a scan of the whole collection) cost MongoDB ~0.1 s a poll at 100,000.
-      const stored = await storedScans();
+      const stored = storedScans(await scrapeWorkers(procs.map((w) => w.url)));
       const now = stored >= N ? await corpus.countDocuments({ scan_count: { $gte: want } }) : Math.min(stored, N - 1);
       if (now > done) lastProgress = performance.now();
       done = now;
@@ -219,15 +220,6 @@ try {
     say(`  ${label}: CPU s per 1,000 domains: workers ${round((cpu.workers * 1000) / Math.max(1, done), 1)}, proxy ${round((cpu.proxy * 1000) / Math.max(1, done), 1)}, nsd ${round((cpu.nsd * 1000) / Math.max(1, done), 1)}; load average ${load0} at start, ${loadavg()} at end`);
     return { seconds, done };
   };
-  /** Scans the running workers stored (`portfolio_scans_total{outcome="stored"}`, summed). */
-  const storedScans = async (): Promise<number> => {
-    let n = 0;
-    for (const w of procs) {
-      const text = await fetch(`${w.url}/metrics`).then((r) => r.text()).catch(() => '');
-      n += Number(/^portfolio_scans_total\{[^}]*outcome="stored"[^}]*\} ([\d.e+]+)$/m.exec(text)?.[1] ?? 0);
-    }
-    return n;
-  };
   /** Where a pass waits: per tenth of the pass, domains planned (published) and scans stored. */
   const timeline = async (since: Date, seconds: number): Promise<string> => {
     const stepMs = Math.max(1000, Math.ceil((seconds * 1000) / 10 / 1000) * 1000);
@@ -244,34 +236,15 @@ try {
     };
     return `per ${stepMs / 1000} s from the pass's start: planned ${await count('planned_at')} | stored ${await count('last_scanned')}`;
   };
-  /** A histogram of the workers' (one `held_by` label, or all) summed over both: its mean and the share in each bucket. */
-  const histogram = async (metric: string, heldBy?: string): Promise<{ mean: number; n: number; shares: string }> => {
-    let sum = 0;
-    let n = 0;
-    const buckets = new Map<string, number>();
-    const line = new RegExp(`^${metric}_(sum|count|bucket)(?:\\{([^}]*)\\})? ([\\d.e+-]+)$`, 'gm');
-    for (const w of procs) {
-      const text = await fetch(`${w.url}/metrics`).then((r) => r.text()).catch(() => '');
-      for (const m of text.matchAll(line)) {
-        if (heldBy && !(m[2] ?? '').includes(`held_by="${heldBy}"`)) continue;
-        const le = /le="([^"]+)"/.exec(m[2] ?? '')?.[1];
-        if (m[1] === 'sum') sum += Number(m[3]);
-        else if (m[1] === 'count') n += Number(m[3]);
-        else if (le) buckets.set(le, (buckets.get(le) ?? 0) + Number(m[3]));
-      }
-    }
-    const shares = [...buckets].filter(([le]) => le !== '+Inf').map(([le, c]) => `<=${le}s ${round((100 * c) / Math.max(1, n), 0)}%`).join(', ');
-    return { mean: sum / Math.max(1, n), n, shares };
-  };
   /** The workers' own scan durations (DNS work only) and their queries' waits for the budgets. */
   const scanDurations = async (): Promise<string> => {
-    const scans = await histogram('portfolio_scan_duration_seconds');
-    const waits = await histogram('portfolio_dns_budget_wait_seconds');
-    const held: string[] = [];
-    for (const by of ['listed_operator', 'other_operator', 'worker', 'resolver']) {
-      const h = await histogram(`portfolio_dns_budget_wait_seconds`, by);
-      held.push(`${by} ${round((100 * h.n) / Math.max(1, waits.n), 1)}% of queries, mean ${round(1000 * h.mean, 0)} ms`);
-    }
+    const texts = await scrapeWorkers(procs.map((w) => w.url));
+    const scans = histogram(texts, 'portfolio_scan_duration_seconds');
+    const waits = histogram(texts, 'portfolio_dns_budget_wait_seconds');
+    const held = ['listed_operator', 'other_operator', 'worker', 'resolver'].map((by) => {
+      const h = histogram(texts, 'portfolio_dns_budget_wait_seconds', by);
+      return `${by} ${round((100 * h.n) / Math.max(1, waits.n), 1)}% of queries, mean ${round(1000 * h.mean, 0)} ms`;
+    });
     return `scan duration mean ${round(1000 * scans.mean, 0)} ms over ${scans.n} scans (${scans.shares}); budget wait per query mean ${round(1000 * waits.mean, 1)} ms over ${waits.n} (${waits.shares}); held by ${held.join('; ')}`;
   };
   const startWorkers = async (intervalS: number) => {
