@@ -28,7 +28,7 @@ import { applyChanges, generateDomains, writeNsdFiles } from './lib/portfolio-wo
 import { naiveScan } from './lib/naive-scanner.ts';
 import { operatorVerdict, type PassRates } from './lib/operator-rates.ts';
 import { portfolioStoreCeiling } from './lib/portfolio-store-ceiling.ts';
-import { histogram, scrapeWorkers, storedScans } from './lib/worker-metrics.ts';
+import { histogram, queriesWithRcode, scrapeWorkers, storedScans, udpReceiveBufferErrors } from './lib/worker-metrics.ts';
 import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
 import { benchArgs } from './lib/common.ts';
 import { cpuDelta, cpuSecondsByName } from './lib/cpu.ts';
@@ -182,6 +182,7 @@ try {
     const byRole = (pid: number, comm: string) => (workerPids.has(pid) ? 'workers' : pid === proxy?.pid ? 'proxy' : pid === nsd?.pid ? 'nsd' : comm);
     const load0 = loadavg();
     const box0 = cpuSecondsByName(byRole);
+    const udpDrops0 = udpReceiveBufferErrors();
     let done = 0;
     let lastProgress = performance.now();
     let lastLog = performance.now();
@@ -211,6 +212,9 @@ try {
     for (const w of procs) maxRss = Math.max(maxRss, rssMb(w.child.pid, 'VmHWM'));
     say(`  ${label}: ${await timeline(since, seconds)}`);
     say(`  ${label}: ${await scanDurations()}`);
+    const udpDrops = udpReceiveBufferErrors();
+    const timeouts = queriesWithRcode(await scrapeWorkers(procs.map((w) => w.url)), 'TIMEOUT');
+    say(`  ${label}: DNS queries timed out ${timeouts}; UDP datagrams dropped for a full receive buffer (whole box) ${udpDrops === null || udpDrops0 === null ? 'unknown' : udpDrops - udpDrops0}`);
     const spent = cpuDelta(box0, cpuSecondsByName(byRole));
     const cpu = { workers: spent.get('workers') ?? 0, proxy: spent.get('proxy') ?? 0, nsd: spent.get('nsd') ?? 0 };
     // Where the cores went (MongoDB runs under wine here: initandlisten, wineserver64).
