@@ -28,12 +28,8 @@ export const PORTFOLIO_DEFAULTS = {
   /** Budget per configured resolver (each DNS_SERVERS entry): public resolvers throttle a client
    * (Google Public DNS documents 1,500 queries/s per client address). */
   dnsResolverQps: 1000,
-  /** Budget of one worker process over all its queries (CPU and sockets, not politeness). A worker
-   * spends ~0.15 ms of CPU per query (2.5-2.6 s per 1,000 rescans of ~17 queries), so 10,000/s is
-   * about 1.5 cores, above what one process gets; at 5,000 it set the pace of the 100,000-domain
-   * rescan once rescans were paced by their operators' room (a quarter of all queries waited for it,
-   * with each worker at ~0.4 of a core). */
-  dnsWorkerQps: 10_000,
+  /** Budget of one worker process over all its queries (CPU and sockets, not politeness). */
+  dnsWorkerQps: 5000,
   /** Queries on the wire at once per DNS_SERVERS entry (mailsec's resolver default is 64). The budgets
    * set the pace; at 64, a 20 ms round trip caps a worker at 3,200 queries/s (~190 rescans/s) whatever
    * the budgets allow. */
@@ -102,12 +98,6 @@ export const PORTFOLIO_DEFAULTS = {
   rescanIntervalS: 86_400,
   /** Scans one worker process runs at once (each is ~20-330 DNS queries, mostly waiting). */
   scanConcurrency: 16,
-  /** Questions a rescan sends to its own zone's operator (apex records, www, BIMI, SRV parents, DMARC,
-   * its vendors' DKIM selectors, MX host addresses, PTR: 15-18 when they share one operator). A worker starts a rescan when its
-   * operator's budget has room for this many (worker/pacer.ts). */
-  rescanOperatorQueries: 17,
-  /** Longest a rescan waits for that room before it starts anyway (and waits at its budget instead). */
-  rescanPaceMaxDeferMs: 5_000,
   /** Of those, places only priority scans (domains just added) may take, so they never wait behind rescans. */
   scanPriorityReserve: 1,
   /** Longest a pull request waits for messages before it is renewed (nats.js minimum 1000). */

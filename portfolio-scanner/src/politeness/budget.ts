@@ -40,11 +40,6 @@ export class Budget {
     this.#ring = new Float64Array(this.#limit);
   }
 
-  /** Queries allowed in one window. */
-  get limit(): number {
-    return this.#limit;
-  }
-
   /**
    * A new rate (another replica joined or left). Every kept query keeps counting, so a rate lowered
    * and raised again within a window does not forget queries made under the first one.
@@ -120,11 +115,6 @@ export class Budget {
   #at(i: number): number {
     return this.#ring[(this.#head + i) % this.#ring.length] as number;
   }
-}
-
-/** Queries per window of a budget at `qps` with `reserve` places kept (see the constructor). */
-export function windowLimit(qps: number, reserve = 0): number {
-  return shape(qps, 0, reserve)[0];
 }
 
 /** [queries per window, window in ms] for a rate in queries per second (at least one). */

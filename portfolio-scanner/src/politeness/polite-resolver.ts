@@ -113,19 +113,8 @@ export class PoliteResolver implements Resolver {
    */
   hintZone(domain: string, nsHosts: readonly string[]): void {
     const zone = zoneOf(domain.toLowerCase().replace(/\.$/, ''));
-    const operator = this.operatorForNs(nsHosts);
-    if (operator && !this.#zones.get(zone)) this.#zones.set(zone, operator, this.#o.zoneCacheMaxTtlS);
-  }
-
-  /** The operator of a zone served by these NS hosts (a rescan's stored `ns`); null for none. */
-  operatorForNs(nsHosts: readonly string[]): Operator | null {
     const ns = nsDomain(nsHosts);
-    return ns ? this.#o.operators.forNsDomain(ns) : null;
-  }
-
-  /** Whether `queries` more queries to `operator` could go out now (BudgetScheduler.roomFor). */
-  roomFor(operator: { key: string; qps: number }, queries: number): { waitMs: number; fits: boolean } {
-    return this.#o.scheduler.roomFor(operator, queries);
+    if (ns && !this.#zones.get(zone)) this.#zones.set(zone, this.#o.operators.forNsDomain(ns), this.#o.zoneCacheMaxTtlS);
   }
 
   async #send(name: string, type: RrType, operator: Operator | null): Promise<ResolveResult> {

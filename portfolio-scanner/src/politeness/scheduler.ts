@@ -8,7 +8,7 @@
 // one operator's flood cannot starve another. Bounded: a query that cannot be granted within
 // maxWaitMs is refused (the caller reports it as a TIMEOUT, i.e. unconfirmed), at once when its
 // place in the operator's queue already says so, else when its deadline passes.
-import { Budget, windowLimit } from './budget.ts';
+import { Budget } from './budget.ts';
 
 export interface SchedulerOptions {
   workerQps: number;
@@ -119,22 +119,6 @@ export class BudgetScheduler {
     const op = operator === null ? undefined : this.#operators.get(operator.key);
     if (op && (op.timer || !op.budget.canGrant(now) || (op.head < op.queue.length && !op.inReady))) return 'operator';
     return this.#global.canGrant(now) ? 'resolver' : 'worker';
-  }
-
-  /**
-   * How long until `queries` grants in a row to `operator` could go out (0: now), counting those
-   * already waiting in its queue; the worker's and resolvers' budgets aside. `fits`: that many fit
-   * one window at all (at this replica's share). Read only: no queue or budget is created. For the
-   * worker, to start a rescan when its operator has room for it (worker/pacer.ts).
-   */
-  roomFor(operator: { key: string; qps: number }, queries: number): { waitMs: number; fits: boolean } {
-    const now = this.#now();
-    const op = this.#operators.get(operator.key);
-    const limit = op ? op.budget.limit : windowLimit(operator.qps / this.#share, OPERATOR_DEBIT_RESERVE);
-    const wanted = Math.max(1, Math.min(queries, limit));
-    if (!op) return { waitMs: 0, fits: queries <= limit };
-    const ahead = op.queue.length - op.head + wanted - 1;
-    return { waitMs: Math.max(0, op.budget.readyAtAfter(ahead, now) - now), fits: queries <= limit };
   }
 
   /**

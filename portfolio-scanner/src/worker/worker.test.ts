@@ -7,7 +7,6 @@ import { Registry } from 'prom-client';
 import { COLLECTIONS, type ChangeDoc, type CorpusDomainDoc, type PortfolioScanMessage } from '@dv/contracts';
 import { addDomains, slotOf, storeScan } from '../store/index.ts';
 import { outcome } from '../store/fixtures.ts';
-import { scanDomain } from '../scan/index.ts';
 import { registerQueueGauges, SCAN_METRICS } from './metrics.ts';
 import { readQueueFigures } from './queue.ts';
 import { requestScan } from './request.ts';
@@ -257,46 +256,5 @@ describe('scan workers', () => {
     expect(text).toMatch(/portfolio_queue_lag_seconds\{priority="priority"\} [1-9]/);
     expect(text).toContain('portfolio_queue_lag_seconds{priority="rescan"} 0');
     expect(text).toContain('portfolio_domains_overdue 1');
-  });
-
-  it('starts a rescan when its operator has room: a small host\'s next rescan waits for its window, another host\'s starts at once', async () => {
-    const starts = new Map<string, number>();
-    const ends = new Map<string, number>();
-    const w = await h.startWorker({
-      operatorQps: 20,
-      scanDomain: async (domain, deps, opts) => {
-        starts.set(domain, performance.now());
-        try {
-          return await scanDomain(domain, deps, opts);
-        } finally {
-          ends.set(domain, performance.now());
-        }
-      },
-    });
-    // The world's zones: three on one small host (ns1.pf-dns.test), one on Azure DNS (here at the same 20/s).
-    const tiny = ['pf-proofpoint.test', 'pf-mimecast.test', 'pf-partial.test'];
-    const other = 'pf-m365.test';
-    const ns: Record<string, string> = { [other]: 'ns1-05.azure-dns.com, ns2-05.azure-dns.net' };
-    await addDomains(h.db, 'acc_pace', [...tiny, other], { intervalS: INTERVAL_S });
-    const js = (await jetstreamManager(h.nc)).jetstream();
-    // As the planner publishes them, with the stored NS naming each zone's operator (at 20 queries/s
-    // a window takes one ~17-question rescan); the other host's comes last. The next slot: earlier
-    // tests scanned some of these domains in this one (this test runs last).
-    const before = new Map((await corpus().find({ _id: { $in: [...tiny, other] } }).toArray()).map((d) => [d._id, d.scan_count]));
-    for (const domain of [...tiny, other]) {
-      const slot = slotOf(domain, new Date(), INTERVAL_S) + INTERVAL_S * 1000;
-      const start = { last_slot: null, last_full_dkim_at: Date.now(), dkim_selectors: null, ns: ns[domain] ?? 'ns1.pf-dns.test' };
-      const msg: PortfolioScanMessage = { domain, slot, reason: 'due', start };
-      await js.publish(SCAN_SUBJECTS.rescan, JSON.stringify(msg), { msgID: `pace:${domain}:${slot}` });
-    }
-    await until(async () => (await Promise.all([...tiny, other].map(async (d) => (await scanCount(d)) - (before.get(d) ?? 0)))).every((n) => n === 1), 15_000, 'all four stored');
-    const at = (m: Map<string, number>, d: string) => m.get(d) as number;
-    // The other host's rescan did not wait behind the small host's.
-    expect(at(starts, other)).toBeLessThan(at(starts, tiny[1] as string));
-    // Each of the small host's rescans started after the one before it ended, and no sooner than
-    // its window could take it (the first's questions, dated by their end, leave it ~1 s later).
-    expect(at(starts, tiny[1] as string)).toBeGreaterThanOrEqual(at(ends, tiny[0] as string) + 500);
-    expect(at(starts, tiny[2] as string)).toBeGreaterThanOrEqual(at(ends, tiny[1] as string) + 500);
-    await w.stop();
   });
 });

@@ -13,7 +13,6 @@ import { scanDomain, type ScanDeps } from '../scan/index.ts';
 import { nextDueAt, storeScans, type ScanToStore, type storeScan, type StoreScanResult } from '../store/index.ts';
 import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
 import { Batcher } from './batcher.ts';
-import { RescanPacer, type PacedOperator } from './pacer.ts';
 import { scanMetrics, type ScanMetrics, type ScanOutcomeLabel, type ScanPriority } from './metrics.ts';
 import { isLastDelivery, knownSelectors, retryDelayMs } from './retry.ts';
 import { PORTFOLIO_STREAM, SCAN_SUBJECTS } from './stream.ts';
@@ -46,10 +45,6 @@ export interface ScanWorkerDeps {
 interface Held {
   msg: JsMsg;
   priority: ScanPriority;
-  /** The message read, or why it could not be (ended at its turn). */
-  job: PortfolioScanMessage | { unreadable: string };
-  /** Its zone's operator, from the NS the planner read (a rescan's pacing); null when not known. */
-  operator: PacedOperator | null;
   /** Answered, or given back at shutdown: nothing more is sent for it. */
   released: boolean;
 }
@@ -91,14 +86,6 @@ const STORE_BACKLOG = 3;
  */
 const RESCAN_PREFETCH = 0.25;
 
-/**
- * Rescans held beyond the scan places, as a fraction of them, for the pacer to choose from: a
- * rescan whose operator has no room waits there without a place, and a place is given to one whose
- * operator has. With only the prefetch (a quarter), a worker whose held rescans all belonged to
- * busy small hosts pulled nothing more.
- */
-const RESCAN_LOOKAHEAD = 1;
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class ScanWorker {
@@ -106,8 +93,7 @@ export class ScanWorker {
   private readonly m: ScanMetrics;
   /** Messages in hand: scanning, or waiting here for a free place (priority ones first). */
   private readonly held = new Set<Held>();
-  private readonly waiting: { priority: Held[]; rescan: RescanPacer<Held> };
-  private paceTimer: NodeJS.Timeout | null = null;
+  private readonly waiting: Record<ScanPriority, Held[]> = { priority: [], rescan: [] };
   private readonly pulls = new Set<ConsumerMessages>();
   private readonly loops: Promise<void>[] = [];
   private readonly running = new Set<Promise<void>>();
@@ -132,17 +118,6 @@ export class ScanWorker {
   constructor(deps: ScanWorkerDeps) {
     this.d = deps;
     this.m = scanMetrics(deps.registry);
-    const resolver = deps.scanDeps.resolver;
-    const polite = resolver instanceof PoliteResolver ? resolver : null;
-    this.waiting = {
-      priority: [],
-      rescan: new RescanPacer<Held>({
-        queriesPerScan: PORTFOLIO_DEFAULTS.rescanOperatorQueries,
-        maxDeferMs: PORTFOLIO_DEFAULTS.rescanPaceMaxDeferMs,
-        room: (op, queries) => polite?.roomFor(op, queries) ?? { waitMs: 0, fits: true },
-        nowMs: () => performance.now(),
-      }),
-    };
     const grouping = { maxBatch: PORTFOLIO_DEFAULTS.storeBatchMax, maxInFlight: PORTFOLIO_DEFAULTS.storeBatchesInFlight };
     this.stores = new Batcher((scans) => storeScans(deps.db, scans, { intervalS: deps.config.PORTFOLIO_RESCAN_INTERVAL_S }), { ...grouping, lingerMs: PORTFOLIO_DEFAULTS.storeBatchLingerMs });
     this.reads = new Batcher(async (domains) => {
@@ -174,10 +149,10 @@ export class ScanWorker {
     this.keepAlive = setInterval(() => this.touch(), Math.max(100, ackWaitMs / 3));
     const c = this.d.config;
     const reserve = Math.min(c.PORTFOLIO_SCAN_PRIORITY_RESERVE, c.PORTFOLIO_SCAN_CONCURRENCY - 1);
-    this.loops.push(this.loop('priority', consumers.priority, c.PORTFOLIO_SCAN_CONCURRENCY, 0, 0));
+    this.loops.push(this.loop('priority', consumers.priority, c.PORTFOLIO_SCAN_CONCURRENCY, 0));
     const rescanLimit = c.PORTFOLIO_SCAN_CONCURRENCY - reserve;
     this.rescanPlaces = rescanLimit;
-    this.loops.push(this.loop('rescan', consumers.rescan, rescanLimit, Math.floor(rescanLimit * RESCAN_LOOKAHEAD), Math.floor(rescanLimit * RESCAN_PREFETCH)));
+    this.loops.push(this.loop('rescan', consumers.rescan, rescanLimit, Math.floor(rescanLimit * RESCAN_PREFETCH)));
   }
 
   /**
@@ -190,12 +165,12 @@ export class ScanWorker {
     this.wake?.();
     await Promise.all(this.loops);
     // Not started yet: straight back to the other replicas.
-    for (const h of [...this.waiting.priority, ...this.waiting.rescan.drain()]) {
+    for (const h of [...this.waiting.priority, ...this.waiting.rescan]) {
       this.answer(h, (msg) => msg.nak());
       this.held.delete(h);
     }
     this.waiting.priority.length = 0;
-    this.clearPaceTimer();
+    this.waiting.rescan.length = 0;
     const drained = Promise.all([...this.running]).then(() => true);
     const inTime = await Promise.race([drained, sleep(drainMs).then(() => false)]);
     if (!inTime) {
@@ -215,13 +190,7 @@ export class ScanWorker {
     for (const p of this.pulls) p.stop();
     this.wake?.();
     this.clearKeepAlive();
-    this.clearPaceTimer();
     await Promise.all(this.loops);
-  }
-
-  private clearPaceTimer(): void {
-    if (this.paceTimer) clearTimeout(this.paceTimer);
-    this.paceTimer = null;
   }
 
   private clearKeepAlive(): void {
@@ -246,17 +215,17 @@ export class ScanWorker {
    * loop's long poll. Both may fill at once, so up to 2 x concurrency messages can be waiting or
    * scanning, plus those waiting for their store (at most STORE_BACKLOG x concurrency in hand in
    * all); scans never run more than `concurrency` at once (pump), the rest wait here, priority first.
-   * `ahead` more may wait beyond the limit; a pull goes out only for at least `minPull`.
+   * `prefetch` more may wait beyond the limit; a pull then goes out only for at least that many.
    */
-  private async loop(priority: ScanPriority, consumer: Consumer, limit: number, ahead: number, minPull: number): Promise<void> {
+  private async loop(priority: ScanPriority, consumer: Consumer, limit: number, prefetch: number): Promise<void> {
     while (!this.stopped) {
       // Scans waiting for their store no longer count against the limit (they hold no scan place),
       // but what is in hand stays bounded: at most STORE_BACKLOG x concurrency messages.
       // Rescans pulled ahead and waiting for a place do not keep priority messages out.
-      const inHand = this.held.size - this.storing - (priority === 'priority' ? this.waiting.rescan.size : 0);
+      const inHand = this.held.size - this.storing - (priority === 'priority' ? this.waiting.rescan.length : 0);
       const cap = STORE_BACKLOG * this.d.config.PORTFOLIO_SCAN_CONCURRENCY - this.held.size;
-      const room = Math.min(limit + ahead - inHand, cap) - this.reserved[priority];
-      if (room <= 0 || room < Math.min(minPull, cap)) {
+      const room = Math.min(limit + prefetch - inHand, cap) - this.reserved[priority];
+      if (room <= 0 || room < Math.min(prefetch, cap)) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 100);
           this.wake = () => {
@@ -297,35 +266,10 @@ export class ScanWorker {
   }
 
   private begin(msg: JsMsg, priority: ScanPriority): void {
-    let job: Held['job'];
-    try {
-      job = portfolioScanMessage.parse(msg.json());
-    } catch (err) {
-      job = { unreadable: (err as Error).message };
-    }
-    const resolver = this.d.scanDeps.resolver;
-    // A redelivery reads the stored document (process): its operator is not paced.
-    const ns = priority === 'rescan' && msg.info.deliveryCount <= 1 && 'domain' in job ? job.start?.ns : null;
-    const operator = ns && resolver instanceof PoliteResolver ? resolver.operatorForNs(ns.split(', ')) : null;
-    const h: Held = { msg, priority, job, operator, released: false };
+    const h: Held = { msg, priority, released: false };
     this.held.add(h);
-    if (priority === 'priority') this.waiting.priority.push(h);
-    else this.waiting.rescan.push(h, operator);
+    this.waiting[priority].push(h);
     this.pump();
-  }
-
-  /** The next rescan its operator has room for (pacer.ts); when none has, looks again when one may. */
-  private nextRescan(): Held | undefined {
-    const next = this.waiting.rescan.next();
-    if (next === null) return undefined;
-    if ('item' in next) return next.item;
-    if (!this.paceTimer && Number.isFinite(next.retryInMs)) {
-      this.paceTimer = setTimeout(() => {
-        this.paceTimer = null;
-        this.pump();
-      }, Math.max(1, Math.ceil(next.retryInMs)));
-    }
-    return undefined;
   }
 
   /**
@@ -335,7 +279,7 @@ export class ScanWorker {
    */
   private pump(): void {
     while (this.scanning < this.d.config.PORTFOLIO_SCAN_CONCURRENCY && !this.stopped) {
-      const h = this.waiting.priority.shift() ?? (this.scanning < this.rescanPlaces ? this.nextRescan() : undefined);
+      const h = this.waiting.priority.shift() ?? (this.scanning < this.rescanPlaces ? this.waiting.rescan.shift() : undefined);
       if (!h) return;
       this.scanning++;
       let placeHeld = true;
@@ -343,7 +287,6 @@ export class ScanWorker {
         if (!placeHeld) return;
         placeHeld = false;
         this.scanning--;
-        if (h.priority === 'rescan') this.waiting.rescan.done(h.operator);
         this.pump();
         this.wake?.();
       };
@@ -358,9 +301,11 @@ export class ScanWorker {
   }
 
   private async handle(h: Held, priority: ScanPriority, release: () => void): Promise<void> {
-    const job = h.job;
-    if ('unreadable' in job) {
-      this.d.log.error({ err: job.unreadable, priority, seq: h.msg.seq }, 'unreadable scan message; ended');
+    let job: PortfolioScanMessage;
+    try {
+      job = portfolioScanMessage.parse(h.msg.json());
+    } catch (err) {
+      this.d.log.error({ err: (err as Error).message, priority, seq: h.msg.seq }, 'unreadable scan message; ended');
       this.count('gave_up');
       this.answer(h, (msg) => msg.term());
       return;

@@ -18,27 +18,10 @@ import type { WorldHandle } from '../../../../infra/src/world/index.ts';
 import { isolatedMongo, stackEnv, until as sharedUntil } from '../../../../test/helpers.ts';
 import type { GeoLookup } from '../../geo/types.ts';
 import { Planner, type PlannerConfig } from '../../planner/index.ts';
-import { BudgetScheduler, OperatorBudgets, PoliteResolver } from '../../politeness/index.ts';
 import { SharedDnsCache } from '../../scan/index.ts';
 import { startPortfolioWorld } from '../../scan/testing/world.ts';
 import { PORTFOLIO_STREAM } from '../stream.ts';
 import { ScanWorker, type ScanWorkerConfig, type ScanWorkerDeps } from '../worker.ts';
-
-/** The politeness layer over `upstream`, every operator (listed or not) at `qps`, one replica. */
-function politeOver(upstream: DnsResolver, name: string, qps: number): PoliteResolver {
-  const names = OperatorBudgets.tableNames();
-  return new PoliteResolver({
-    upstreams: [{ name, resolver: upstream }],
-    scheduler: new BudgetScheduler({ workerQps: 5_000, resolverQps: [5_000], maxWaitMs: 5_000, windowMarginMs: 10 }),
-    operators: new OperatorBudgets({ defaultQps: qps, overrides: Object.fromEntries(names.map((n) => [n, qps])) }),
-    answerCacheMaxEntries: 1_000,
-    answerCacheMaxTtlS: 60,
-    zoneCacheMaxEntries: 1_000,
-    zoneCacheMaxTtlS: 60,
-    zoneFailureTtlS: 5,
-    maxWaitMs: 5_000,
-  });
-}
 
 const NULL_GEO: GeoLookup = { lookup: () => ({ country: null, region: null, city: null, lat: null, lon: null, asn: null, asn_name: null }) };
 
@@ -76,8 +59,7 @@ export interface ScanHarness {
   env: Record<string, string>;
   /** Where processes of this file write their logs (removed with the harness). */
   logDir: string;
-  /** `operatorQps`: the scans go through the politeness layer, every operator at this budget (its rescans paced). */
-  startWorker(opts?: { config?: Partial<ScanWorkerConfig>; scanDomain?: ScanWorkerDeps['scanDomain']; storeScan?: ScanWorkerDeps['storeScan']; operatorQps?: number }): Promise<RunningWorker>;
+  startWorker(opts?: { config?: Partial<ScanWorkerConfig>; scanDomain?: ScanWorkerDeps['scanDomain']; storeScan?: ScanWorkerDeps['storeScan'] }): Promise<RunningWorker>;
   startPlanner(config?: Partial<PlannerConfig>, opts?: { start?: boolean }): Promise<{ planner: Planner; stop(): Promise<void>; kill(): void }>;
   /** Kills every worker still running (afterEach: a failed test's worker must not take the next test's messages). */
   killWorkers(): Promise<void>;
@@ -113,7 +95,6 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
     async startWorker(opts = {}) {
       const own = await connectAsScanner(natsUrl, nats.env.NATS_USERS_DIR as string);
       const resolver = new DnsResolver({ servers: world.dns.server, timeoutMs: 300, retries: 0 });
-      const scanResolver = opts.operatorQps ? politeOver(resolver, world.dns.server, opts.operatorQps) : resolver;
       const registry = new Registry();
       const worker = new ScanWorker({
         nc: own,
@@ -121,7 +102,7 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
         log,
         registry,
         config: { ...TEST_WORKER_CONFIG, ...opts.config },
-        scanDeps: { resolver: scanResolver, geo: NULL_GEO, shared: new SharedDnsCache({ maxEntries: 1000, maxTtlS: 60 }) },
+        scanDeps: { resolver, geo: NULL_GEO, shared: new SharedDnsCache({ maxEntries: 1000, maxTtlS: 60 }) },
         ...(opts.scanDomain ? { scanDomain: opts.scanDomain } : {}),
         ...(opts.storeScan ? { storeScan: opts.storeScan } : {}),
       });
