@@ -191,7 +191,7 @@ try {
       // Progress from the workers' own counters (scans stored since they started, one per domain
       // in a pass); the corpus is counted only to confirm the end. Counting it on every poll (no
       // index on scan_count: a scan of the whole collection) cost MongoDB ~0.1 s a poll at 100,000.
-      const stored = storedScans(await scrapeWorkers(procs.map((w) => w.url)));
+      const stored = storedScans(await scrapeAll());
       const now = stored >= N ? await corpus.countDocuments({ scan_count: { $gte: want } }) : Math.min(stored, N - 1);
       if (now > done) lastProgress = performance.now();
       done = now;
@@ -211,9 +211,10 @@ try {
     if (span[0]) say(`  ${label}: first scan stored ${round((span[0].first.getTime() - since.getTime()) / 1000, 1)} s after the pass began (workers starting), last ${round((span[0].last.getTime() - since.getTime()) / 1000, 1)} s`);
     for (const w of procs) maxRss = Math.max(maxRss, rssMb(w.child.pid, 'VmHWM'));
     say(`  ${label}: ${await timeline(since, seconds)}`);
-    say(`  ${label}: ${await scanDurations()}`);
+    const texts = await scrapeAll();
+    say(`  ${label}: ${scanDurations(texts)}`);
     const udpDrops = udpReceiveBufferErrors();
-    const timeouts = queriesWithRcode(await scrapeWorkers(procs.map((w) => w.url)), 'TIMEOUT');
+    const timeouts = queriesWithRcode(texts, 'TIMEOUT');
     say(`  ${label}: DNS queries timed out ${timeouts}; UDP datagrams dropped for a full receive buffer (whole box) ${udpDrops === null || udpDrops0 === null ? 'unknown' : udpDrops - udpDrops0}`);
     const spent = cpuDelta(box0, cpuSecondsByName(byRole));
     const cpu = { workers: spent.get('workers') ?? 0, proxy: spent.get('proxy') ?? 0, nsd: spent.get('nsd') ?? 0 };
@@ -240,9 +241,10 @@ try {
     };
     return `per ${stepMs / 1000} s from the pass's start: planned ${await count('planned_at')} | stored ${await count('last_scanned')}`;
   };
+  /** Every running worker's metrics text, read once per question. */
+  const scrapeAll = () => scrapeWorkers(procs.map((w) => w.url));
   /** The workers' own scan durations (DNS work only) and their queries' waits for the budgets. */
-  const scanDurations = async (): Promise<string> => {
-    const texts = await scrapeWorkers(procs.map((w) => w.url));
+  const scanDurations = (texts: readonly string[]): string => {
     const scans = histogram(texts, 'portfolio_scan_duration_seconds');
     const waits = histogram(texts, 'portfolio_dns_budget_wait_seconds');
     const held = ['listed_operator', 'other_operator', 'worker', 'resolver'].map((by) => {
