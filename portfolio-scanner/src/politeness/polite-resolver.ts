@@ -7,12 +7,11 @@
 // A zone's operator is learned once from its NS answer (which the scan's own NS question then reuses)
 // and remembered for the NS TTL. A query the budgets would hold past maxWaitMs comes back as
 // TIMEOUT, so scanDomain reports the fields it supports as unconfirmed, never as empty.
-import { isDnsFailure, type Rcode, type Resolver, type ResolveResult, type RrType } from '@dv/mailsec';
+import { isDnsFailure, TtlCache, type Rcode, type Resolver, type ResolveResult, type RrType } from '@dv/mailsec';
 import type { PolitenessMetrics } from './metrics.ts';
 import { OTHER_OPERATOR } from './operator-table.ts';
 import { nsDomain, zoneOf, type Operator, type OperatorBudgets } from './operators.ts';
 import type { BudgetScheduler } from './scheduler.ts';
-import { TtlLru } from './ttl-lru.ts';
 
 export interface Upstream {
   /** `host:port`, for logs. */
@@ -46,15 +45,15 @@ const RETRY_ELSEWHERE = new Set<Rcode>(['SERVFAIL', 'REFUSED', 'TIMEOUT', 'ERROR
 
 export class PoliteResolver implements Resolver {
   readonly #o: PoliteResolverOptions;
-  readonly #answers: TtlLru<ResolveResult>;
-  readonly #zones: TtlLru<Operator>;
+  readonly #answers: TtlCache<ResolveResult>;
+  readonly #zones: TtlCache<Operator>;
   readonly #inflight = new Map<string, Promise<ResolveResult>>();
 
   constructor(options: PoliteResolverOptions) {
     if (options.upstreams.length === 0) throw new Error('no upstream resolvers');
     this.#o = options;
-    this.#answers = new TtlLru(options.answerCacheMaxEntries, options.nowMs);
-    this.#zones = new TtlLru(options.zoneCacheMaxEntries, options.nowMs);
+    this.#answers = new TtlCache({ maxEntries: options.answerCacheMaxEntries, ...(options.nowMs ? { nowMs: options.nowMs } : {}) });
+    this.#zones = new TtlCache({ maxEntries: options.zoneCacheMaxEntries, ...(options.nowMs ? { nowMs: options.nowMs } : {}) });
   }
 
   async resolve<T extends RrType>(name: string, type: T): Promise<ResolveResult<T>> {

@@ -7,7 +7,7 @@
 //
 // Only confirmed answers (NOERROR, NODATA, NXDOMAIN) are kept, for their TTL (capped); a failure
 // is never remembered, so the next scan asks again.
-import { organizationalDomain, type Resolver, type ResolveResult, type RrType } from '@dv/mailsec';
+import { organizationalDomain, TtlCache, type Resolver, type ResolveResult, type RrType } from '@dv/mailsec';
 
 export interface SharedDnsCacheOptions {
   /** Names kept at most; the least recently used goes first. */
@@ -16,11 +16,6 @@ export interface SharedDnsCacheOptions {
   maxTtlS: number;
   /** Milliseconds clock; tests move time. */
   nowMs?: () => number;
-}
-
-interface Entry {
-  result: ResolveResult;
-  expiresAtMs: number;
 }
 
 /** A resolver for one scan: `queries` counts the lookups no cache answered. */
@@ -35,14 +30,15 @@ export interface SharedDnsCacheStats {
 }
 
 export class SharedDnsCache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: TtlCache<ResolveResult>;
   readonly #inflight = new Map<string, Promise<ResolveResult>>();
-  readonly #options: Required<SharedDnsCacheOptions>;
+  readonly #options: SharedDnsCacheOptions;
   #hits = 0;
   #misses = 0;
 
   constructor(options: SharedDnsCacheOptions) {
-    this.#options = { nowMs: Date.now, ...options };
+    this.#options = options;
+    this.#entries = new TtlCache({ maxEntries: options.maxEntries, ...(options.nowMs ? { nowMs: options.nowMs } : {}) });
   }
 
   stats(): SharedDnsCacheStats {
@@ -81,16 +77,11 @@ export class SharedDnsCache {
 
   async #resolveShared(name: string, type: RrType, base: Resolver): Promise<{ result: ResolveResult; fresh: boolean }> {
     const key = `${name}|${type}`;
-    const now = this.#options.nowMs();
     const entry = this.#entries.get(key);
-    if (entry && entry.expiresAtMs > now) {
+    if (entry) {
       this.#hits++;
-      // Most recently used goes to the back of the map (the LRU order).
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
-      return { result: { ...copy(entry.result), ttl: Math.ceil((entry.expiresAtMs - now) / 1000), fromCache: true }, fresh: false };
+      return { result: { ...copy(entry.value), ttl: entry.remainingS, fromCache: true }, fresh: false };
     }
-    if (entry) this.#entries.delete(key);
     // Scans running side by side wait for the one lookup already on its way.
     const pending = this.#inflight.get(key);
     if (pending) {
@@ -112,13 +103,7 @@ export class SharedDnsCache {
   #store(key: string, result: ResolveResult): void {
     const confirmed = result.rcode === 'NOERROR' || result.rcode === 'NODATA' || result.rcode === 'NXDOMAIN';
     const ttlS = Math.min(result.ttl, this.#options.maxTtlS);
-    if (!confirmed || ttlS <= 0 || this.#options.maxEntries <= 0) return;
-    while (this.#entries.size >= this.#options.maxEntries) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done) break;
-      this.#entries.delete(oldest.value);
-    }
-    this.#entries.set(key, { result: copy(result), expiresAtMs: this.#options.nowMs() + ttlS * 1000 });
+    if (confirmed) this.#entries.set(key, copy(result), ttlS);
   }
 }
 

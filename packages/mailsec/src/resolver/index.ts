@@ -1,3 +1,4 @@
+export { TtlCache, type TtlCacheOptions } from './cache.ts';
 export { DnsResolver, RESOLVER_DEFAULTS, type DnsResolverOptions, type ResolverStats } from './resolver.ts';
 export { parseServer, parseServers, serversFromEnv, type UpstreamServer } from './servers.ts';
 export {
