@@ -1,5 +1,5 @@
 // `npm run bench -- portfolio [--domains 100000] [--latency 20] [--seed 1] [--scan-concurrency N]
-//   [--resolver-qps N] [--first-sweep full|targeted] [--heap-mb 224] [--cpu-prof] [--keep]`
+//   [--resolver-qps N] [--first-sweep full|targeted] [--heap-mb 224] [--mongo-cache-gb 4] [--cpu-prof] [--keep]`
 // (--cpu-prof: V8 CPU profiles of the workers in <data dir>/profiles, kept with --keep)
 // The portfolio scanner at scale (issue 12): generated domains (lib/portfolio-world.ts) served by
 // nsd on loopback, behind a UDP proxy adding `latency` ms per query (lib/udp-delay-proxy.ts: no
@@ -52,6 +52,14 @@ const FIRST_SWEEP = args.get('first-sweep') ?? 'full';
 /** Worker V8 limits, as a deployment sets NODE_OPTIONS (V8's default heap limit on this host is 4 GB
  * and garbage is collected lazily up to it). */
 const HEAP_MB = Number(args.get('heap-mb') ?? 224);
+/**
+ * mongod's WiredTiger cache, as the prod overlay sets it (docs/operations.md). The local stack's
+ * 0.25 GB is sized for tests: 100,000 domains hold ~330 MB of corpus, summaries and indexes (10x
+ * collStats at 10,000), and every store touches a document anywhere in them, so with 0.25 GB
+ * mongod evicted and re-read pages all through the passes and the bench measured that (as the
+ * pipeline bench did at a million addresses: test/bench/pipeline.ts).
+ */
+const MONGO_CACHE_GB = Number(args.get('mongo-cache-gb') ?? 4);
 /** A pass that makes no progress for this long is over; what is left is lost. */
 const STALL_S = 120;
 const ACCOUNT = 'acct_bench_portfolio';
@@ -121,7 +129,7 @@ mkdirSync(zoneDir, { recursive: true });
 const procs: RunningProcess[] = [];
 let nsd: ChildProcess | undefined;
 let proxy: ChildProcess | undefined;
-const stack = await startStack({ dataDir, log: say });
+const stack = await startStack({ dataDir, log: say, mongoCacheGb: MONGO_CACHE_GB });
 try {
   const domains = generateDomains(N, SEED);
   const nsdPort = await findFreePort();
@@ -131,7 +139,7 @@ try {
   const opFile = join(dataDir, 'operators.json');
   writeFileSync(opFile, JSON.stringify(operators));
   const mix = (k: string) => domains.filter((d) => d.mail === k).length;
-  say(`world: ${N} domains (google ${mix('google')}, m365 ${mix('m365')}, gateways ${mix('mimecast') + mix('proofpoint')}, self-hosted ${mix('self')}; DMARC ${domains.filter((d) => d.dmarcP).length}), ${new Set(Object.values(operators).map((o) => o.key)).size} operators; zones written in ${round((performance.now() - t) / 1000, 1)} s`);
+  say(`world: ${N} domains (google ${mix('google')}, m365 ${mix('m365')}, gateways ${mix('mimecast') + mix('proofpoint')}, self-hosted ${mix('self')}; DMARC ${domains.filter((d) => d.dmarcP).length}), ${new Set(Object.values(operators).map((o) => o.key)).size} operators; MongoDB cache ${MONGO_CACHE_GB} GB; zones written in ${round((performance.now() - t) / 1000, 1)} s`);
   t = performance.now();
   nsd = spawn('nsd', ['-d', '-c', conf], { stdio: ['ignore', 'ignore', 'inherit'] });
   const nsdServer = `127.0.0.1:${nsdPort}`;
@@ -375,6 +383,7 @@ try {
       store_ceiling_domains_per_s: round(storeCeiling, 1),
       store_efficiency: round(dps / storeCeiling),
       resolver_qps: resolverQps,
+      mongo_cache_gb: MONGO_CACHE_GB,
       first_sweep: FIRST_SWEEP,
       first_scan_domains_per_s: round(firstDps, 1),
       first_scan_queries_per_domain: round(qpdFirst, 1),
