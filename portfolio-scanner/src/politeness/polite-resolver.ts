@@ -52,8 +52,8 @@ export class PoliteResolver implements Resolver {
   constructor(options: PoliteResolverOptions) {
     if (options.upstreams.length === 0) throw new Error('no upstream resolvers');
     this.#o = options;
-    this.#answers = new TtlCache({ maxEntries: options.answerCacheMaxEntries, ...(options.nowMs ? { nowMs: options.nowMs } : {}) });
-    this.#zones = new TtlCache({ maxEntries: options.zoneCacheMaxEntries, ...(options.nowMs ? { nowMs: options.nowMs } : {}) });
+    this.#answers = new TtlCache({ maxEntries: options.answerCacheMaxEntries, nowMs: options.nowMs });
+    this.#zones = new TtlCache({ maxEntries: options.zoneCacheMaxEntries, nowMs: options.nowMs });
   }
 
   async resolve<T extends RrType>(name: string, type: T): Promise<ResolveResult<T>> {

@@ -38,7 +38,7 @@ export class SharedDnsCache {
 
   constructor(options: SharedDnsCacheOptions) {
     this.#options = options;
-    this.#entries = new TtlCache({ maxEntries: options.maxEntries, ...(options.nowMs ? { nowMs: options.nowMs } : {}) });
+    this.#entries = new TtlCache({ maxEntries: options.maxEntries, nowMs: options.nowMs });
   }
 
   stats(): SharedDnsCacheStats {

@@ -1,5 +1,5 @@
-// A bounded TTL cache for lookup results (the resolver's, and the portfolio scanner's answer and
-// zone caches): least recently used out first, each entry for its own TTL. Over lru-cache, whose
+// A bounded TTL cache for lookup results (the resolver's, and the portfolio scanner's answer,
+// zone and shared vendor caches): least recently used out first, each entry for its own TTL. Over lru-cache, whose
 // linked list evicts in constant time: a Map used as the LRU (delete the first key, re-insert on a
 // hit) left a deleted slot at the front of V8's hash table per eviction, and each next eviction
 // walked all of them, ~8 µs a store at 10,000 entries against 0.8 at 1,000 (a scan worker stores
@@ -8,8 +8,8 @@ import { LRUCache } from 'lru-cache';
 
 export interface TtlCacheOptions {
   maxEntries: number;
-  /** Milliseconds clock; injectable so tests can move time. */
-  nowMs?: () => number;
+  /** Milliseconds clock; injectable so tests can move time (Date.now when absent). */
+  nowMs?: (() => number) | undefined;
 }
 
 export class TtlCache<V extends NonNullable<unknown>> {

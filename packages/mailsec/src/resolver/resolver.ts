@@ -100,7 +100,7 @@ export class DnsResolver implements Resolver {
     const settings = { ...RESOLVER_DEFAULTS } as Settings;
     for (const [k, v] of Object.entries(rest)) if (v !== undefined && k in settings) (settings as Record<string, unknown>)[k] = v;
     this.#settings = settings;
-    this.#cache = new TtlCache({ maxEntries: settings.cacheMaxEntries, ...(nowMs ? { nowMs } : {}) });
+    this.#cache = new TtlCache({ maxEntries: settings.cacheMaxEntries, nowMs });
     this.#limiter = new Limiter(settings.maxOutstanding);
     this.#pool = new UdpPool({
       size: settings.poolSize,
