@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { REPLY_RULES } from './data/reply-rules.ts';
+import { nextAction } from './next-action.ts';
 import { classifyReply, parseReply } from './reply.ts';
 import { REPLY_CLASS } from './reply-types.ts';
 import type { ReplyClass } from './reply-types.ts';
@@ -94,6 +95,17 @@ describe('classifyReply', () => {
     { code: 354, cls: 'temporary_other', rule: 'fallback-other' },
     // An enhanced code of the wrong class is ignored (a 4xx reply cannot carry 5.1.1).
     { code: 450, text: '5.1.1 user unknown', cls: 'temporary_other' },
+    // The enhanced code decides before the words: a broken lookup table is not a greylister.
+    { code: 451, enhanced: '4.3.0', text: 'Temporary lookup failure, please try again later', cls: 'temporary_other', rule: 'receiving-system-trouble' },
+    { code: 451, enhanced: '4.3.5', text: 'try again later', cls: 'temporary_other', rule: 'receiving-system-trouble' },
+    { code: 451, enhanced: '4.4.7', text: 'please retry', cls: 'temporary_other', rule: 'receiving-system-trouble' },
+    { code: 451, enhanced: '4.7.1', text: 'try again later', cls: 'greylisted', rule: 'greylisted' },
+    { code: 450, enhanced: '4.2.0', text: 'Greylisted, try again later', cls: 'greylisted', rule: 'greylisted' },
+    { code: 450, enhanced: '4.3.2', text: 'Service currently unavailable', cls: 'temporary_other', rule: 'fallback-4xx' },
+    // Rate wording still slows us down, whatever the enhanced code.
+    { code: 451, enhanced: '4.3.0', text: 'rate limit exceeded, try again later', cls: 'throttled' },
+    // A bare basic code falls back to the words.
+    { code: 451, text: 'Temporary lookup failure, please try again later', cls: 'greylisted', rule: 'greylisted' },
   ];
   it.each(cases)('$code $enhanced $text -> $cls', ({ cls, rule, ...reply }) => {
     const r = classifyReply(reply);
@@ -105,6 +117,23 @@ describe('classifyReply', () => {
     expect(new Set(REPLY_RULES.map((r) => r.id)).size).toBe(REPLY_RULES.length);
     const last = REPLY_RULES[REPLY_RULES.length - 1]!;
     expect(last.code ?? last.enhanced ?? last.text).toBeUndefined();
+  });
+});
+
+describe('a receiving system in trouble', () => {
+  // Postfix with a broken lookup table answers every RCPT, the catch-all probe too, this way: the
+  // item must end unknown after the short ladder, not ride the greylist ladder for over an hour.
+  it('ends its items after the short ladder even when the text says "try again later"', () => {
+    const cls = classifyRaw(['451 4.3.0 <x>: Temporary lookup failure, please try again later']).class;
+    expect(cls).toBe('temporary_other');
+    let elapsedMs = 0;
+    let attempt = 1;
+    for (let a = nextAction(cls, attempt, undefined, { elapsedMs }); a.kind !== 'final'; a = nextAction(cls, ++attempt, undefined, { elapsedMs })) {
+      expect(a.kind).toBe('retry_at');
+      if (a.kind === 'retry_at') elapsedMs += a.delayMs;
+    }
+    expect(attempt).toBeLessThanOrEqual(3);
+    expect(elapsedMs).toBeLessThanOrEqual(20 * 60_000);
   });
 });
 

@@ -9,6 +9,10 @@
 //    refused, and every later address of the session would otherwise be called undeliverable;
 //  - rate wording beats mailbox wording on 5xx as well (some servers rate-limit with 550);
 //  - throttling wording ("server busy", "rate") before greylisting ("try again later");
+//  - the enhanced code before the greylisting words: X.3.0/X.3.1/X.3.5 (the receiving mail system's
+//    own trouble) and X.4.x (its network and routing) worded "try again later" are a broken
+//    server, which gets the short ladder; 4.7.x and 4.2.0 with those words stay greylisting, and
+//    postscreen's 450 4.3.2 (no such words) keeps its fallback row; a bare code has only its words;
 //  - relay refusals before 5.4.1 and 5.7.x, which they share codes with.
 // The last rows are code-class fallbacks, so every reply gets a class.
 import type { ReplyRule } from '../reply-types.ts';
@@ -74,6 +78,13 @@ export const REPLY_RULES: readonly ReplyRule[] = [
   },
   { id: 'throttle-enhanced', class: 'throttled', code: /^4/, enhanced: /^4\.7\.(28|[56]\d\d)$/, why: 'Gmail 4.7.28 rate limit; Microsoft 4.7.500-699 throttling' },
   { id: 'throttle-5xx-text', class: 'throttled', code: /^5/, text: RATE_WORDS, why: 'a rate limit sent as 5xx is still a rate limit: it says nothing about the mailbox' },
+  {
+    id: 'receiving-system-trouble',
+    class: 'temporary_other',
+    code: /^4/,
+    enhanced: /^4\.3\.[015]$|^4\.4\.\d{1,3}$/,
+    why: 'RFC 3463 X.3.0 mail system trouble, X.3.1 system full, X.3.5 misconfigured, X.4.x network or routing (Postfix 451 4.3.0 "Temporary lookup failure, please try again later"): not greylisting, whatever the words',
+  },
   {
     id: 'greylisted',
     class: 'greylisted',
