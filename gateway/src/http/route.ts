@@ -75,30 +75,12 @@ export function mountErrorHandlers(app: Express, ctx: GatewayContext): void {
       const e = err as { type?: string };
       let apiErr: ApiError;
       if (e?.type === 'entity.too.large' && req.path === '/v1/jobs') apiErr = new ApiError('job_too_large', 'The JSON body is larger than 1 MB; upload the list as a CSV/TXT file (multipart) instead.');
-      else apiErr = dependencyError(err, ctx) ?? toApiError(err, req, ctx.log);
+      // A backing server down or slow is a 503/504 with Retry-After, never a 500 (@dv/runtime's classifyFailure).
+      else apiErr = toApiError(err, req, ctx.log);
       ctx.metrics.errors.inc({ code: apiErr.code });
       if (apiErr.status === 413) res.setHeader('Connection', 'close');
       res.setHeader('Cache-Control', 'private, no-store');
       sendProblem(res, apiErr);
     },
   });
-}
-
-// A server we depend on is down or slow: a temporary condition (spec: 502/503/504, retry with
-// backoff), never a 500.
-const UNAVAILABLE = new Set(['MongoServerSelectionError', 'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoPoolClearedError', 'MaxRetriesPerRequestError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'NoRespondersError', 'JetStreamPublishError']);
-
-function dependencyError(err: unknown, ctx: GatewayContext): ApiError | null {
-  const e = err as { name?: string; message?: string };
-  if (!e || typeof e !== 'object') return null;
-  const redisOffline = typeof e.message === 'string' && /enableOfflineQueue|Connection is closed/.test(e.message);
-  if (e.name === 'TimeoutError' || e.name === 'MongoOperationTimeoutError') {
-    ctx.log.warn({ err: e.message }, 'dependency timeout');
-    return new ApiError('timeout', 'A backing service did not answer in time; retry with backoff.', {}, { 'Retry-After': '2' });
-  }
-  if ((e.name && UNAVAILABLE.has(e.name)) || redisOffline) {
-    ctx.log.warn({ err: e.message, name: e.name }, 'dependency unavailable');
-    return new ApiError('service_unavailable', 'A backing service is temporarily unavailable; retry with backoff.', {}, { 'Retry-After': '2' });
-  }
-  return null;
 }

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, problemBody } from '@dv/runtime';
+import { ApiError, failureApiError, problemBody } from '@dv/runtime';
 import type { GatewayContext } from '../context.ts';
 
 // What a tool returns: structuredContent (the same JSON the REST route answers) plus a text
@@ -30,17 +30,13 @@ export function toolError(code: ConstructorParameters<typeof ApiError>[0], detai
   return problemResult(new ApiError(code, detail));
 }
 
-// The same mapping as the REST error handler: a backing service that is down or slow is a
-// temporary condition, anything else unexpected is logged and reported without internals.
-const UNAVAILABLE = /^(Mongo\w*Error|MaxRetriesPerRequestError|ClosedConnectionError|DrainingConnectionError|ConnectionError|NoRespondersError|JetStreamPublishError)$/;
-
+// The same mapping as the REST error handler (@dv/runtime's classifyFailure): a backing service
+// that is down or slow is a temporary condition, anything else unexpected is logged and reported
+// without internals.
 export function errorResult(err: unknown, ctx: GatewayContext): CallToolResult {
   if (err instanceof ApiError) return problemResult(err);
-  const e = err as { name?: string; message?: string };
-  if (e?.name === 'TimeoutError' || e?.name === 'MongoOperationTimeoutError') return toolError('timeout', 'A backing service did not answer in time; retry with backoff.');
-  if ((e?.name && UNAVAILABLE.test(e.name)) || (typeof e?.message === 'string' && /enableOfflineQueue|Connection is closed/.test(e.message))) {
-    return toolError('service_unavailable', 'A backing service is temporarily unavailable; retry with backoff.');
-  }
+  const temporary = failureApiError(err);
+  if (temporary) return problemResult(temporary);
   ctx.log.error({ err }, 'MCP tool failed');
   return toolError('internal_error', 'The tool failed on our side; retry in a moment.');
 }

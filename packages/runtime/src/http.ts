@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { Dependency } from './dependency.ts';
 import type { Logger } from './logger.ts';
 import { httpDurationObserver, readinessMetrics, routeTemplate, type ReadinessState } from './metrics.ts';
+import { failureApiError } from './failure.ts';
 import { ApiError, sendProblem } from './problem.ts';
 import { DependencyGrace } from './readiness.ts';
 import { REQUEST_ID_HEADER, newRequestId, saneRequestId, withRequestId } from './request-id.ts';
@@ -95,6 +96,11 @@ export function toApiError(err: unknown, req: Request, log: Logger): ApiError {
   if (e?.type === 'entity.too.large') return new ApiError('invalid_request', 'The request body is too large.');
   if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') return new ApiError('unsupported_media_type', 'Send the body as UTF-8 JSON.');
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError('invalid_request', e.message ?? 'Bad request.');
+  const temporary = failureApiError(err);
+  if (temporary) {
+    log.warn({ err: e?.message, name: (err as { name?: string })?.name, method: req.method, path: req.path }, 'dependency failure');
+    return temporary;
+  }
   log.error({ err, method: req.method, path: req.path }, 'unhandled error');
   return new ApiError('internal_error', 'An internal error occurred; retry with backoff.');
 }

@@ -4,6 +4,7 @@ export * from './logger.ts';
 export * from './metrics.ts';
 export * from './problem.ts';
 export * from './problem-schema.ts';
+export * from './failure.ts';
 export * from './dependency.ts';
 export * from './http.ts';
 export * from './readiness.ts';

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { sendPrivateJson, writeJson, type RouteReply, type ValidationIssue } from '@dv/runtime';
+import { classifyFailure, FAILURE_DETAIL, FAILURE_RETRY_AFTER_S, sendPrivateJson, writeJson, type RouteReply, type ValidationIssue } from '@dv/runtime';
 import type { Logger } from '@dv/runtime';
 import { PortfolioError } from './errors.ts';
 
@@ -26,8 +26,6 @@ export function invalidInput(issues: ValidationIssue[]): PortfolioError {
   return new PortfolioError('validation_error', detail || 'Invalid input.');
 }
 
-// A server we depend on is down: temporary (503, retry), never a 500.
-const UNAVAILABLE = /^(MongoServerSelectionError|MongoNetworkError|MongoNetworkTimeoutError|MongoNotConnectedError|MongoTopologyClosedError|MongoPoolClearedError|MaxRetriesPerRequestError|ConnectionError|NoRespondersError)$/;
 
 /** Anything thrown → a PortfolioError; express's body-parser errors keep their meaning. */
 export function toPortfolioError(err: unknown, req: Request, log: Logger): PortfolioError {
@@ -37,9 +35,13 @@ export function toPortfolioError(err: unknown, req: Request, log: Logger): Portf
   if (e?.type === 'entity.too.large') return new PortfolioError('payload_too_large', 'The request body is larger than 1 MB; send at most 500 domains per request.');
   if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') return new PortfolioError('invalid_request', 'Send the body as UTF-8 JSON.');
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new PortfolioError('invalid_request', e.message ?? 'Bad request.');
-  if ((e?.name && UNAVAILABLE.test(e.name)) || /enableOfflineQueue|Connection is closed/.test(String(e?.message ?? ''))) {
-    log.warn({ err: e?.message, name: e?.name }, 'dependency unavailable');
-    return new PortfolioError('service_unavailable', 'A backing service is temporarily unavailable; retry with backoff.', { 'Retry-After': '2' });
+  // A server we depend on is down or slow: temporary (503 with Retry-After; this API's closed code
+  // list has no 504, the detail says which), never a 500; the one classification of @dv/runtime,
+  // shared with MCP and the other services.
+  const failure = classifyFailure(err);
+  if (failure !== 'other') {
+    log.warn({ err: e?.message, name: e?.name }, `dependency ${failure}`);
+    return new PortfolioError('service_unavailable', FAILURE_DETAIL[failure], { 'Retry-After': String(FAILURE_RETRY_AFTER_S) });
   }
   log.error({ err, method: req.method, path: req.path }, 'unhandled error');
   return new PortfolioError('internal_error', 'An internal error occurred; retry with backoff.');

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Db, ObjectId } from 'mongodb';
 import type { ExportDoc, ExportType } from '@dv/contracts';
-import type { Logger } from '@dv/runtime';
+import { classifyFailure, type Logger } from '@dv/runtime';
 import { beginAttempt, claimExport, completeExport, failExport, LeaseLost, releaseExport, renewLease, sweepExports } from './jobs.ts';
 import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
 import { countDomains } from './rows.ts';
@@ -31,8 +31,6 @@ export interface ExportSettings {
 
 const WRITERS: Record<ExportType, (w: WriteContext) => Promise<Written>> = { csv: writeCsv, diff: writeDiff, pdf: writePdf, zip: writeZip };
 
-// A backing service down is worth another attempt; anything else (a bug, bad data) is the reason it failed.
-const TRANSIENT = /^(MongoServerSelectionError|MongoNetworkError|MongoNetworkTimeoutError|MongoNotConnectedError|MongoPoolClearedError)$/;
 
 class Stopped extends Error {}
 
@@ -135,7 +133,9 @@ export class ExportWorker {
       await releaseExport(this.db, job, this.id, true);
       return;
     }
-    if (TRANSIENT.test(err.name) && job.attempts < this.s.maxAttempts) {
+    // A backing service down or slow is worth another attempt (@dv/runtime's classifyFailure);
+    // anything else (a bug, bad data) is the reason it failed.
+    if (classifyFailure(err) !== 'other' && job.attempts < this.s.maxAttempts) {
       this.log.warn({ task: job._id, err: err.message }, 'export interrupted; queued again');
       await releaseExport(this.db, job, this.id, false);
       return;
