@@ -16,7 +16,7 @@ import { passwordEnvName } from '../infra/src/stack/nats-auth.ts';
 import { serviceNodeOptions, type ServiceName } from '../infra/src/services.ts';
 import { gatewayConfigSchema, gatewayProductionRules } from '../gateway/src/config.ts';
 import { lookupConfigSchema, lookupProductionRules } from '../lookup/src/config.ts';
-import { portfolioConfigSchema } from '../portfolio-scanner/src/config.ts';
+import { portfolioConfigSchema, portfolioProductionRules } from '../portfolio-scanner/src/config.ts';
 import { probeConfigSchema, probeProductionRules } from '../probe-node/src/config.ts';
 import { schedulerConfigSchema, schedulerProductionRules } from '../scheduler/src/config.ts';
 import { OUTPUT_FILE, renderPrometheusRules } from '../scripts/k8s-prometheus-rules.ts';
@@ -26,6 +26,7 @@ const K8S = join(import.meta.dirname, '..', 'k8s');
 /** Secrets the operator creates in prod (docs/operations.md); their contents are simulated here. */
 const OPERATOR_SECRETS: Record<string, Record<string, string>> = {
   'dv-signing': { 'download-signing-secret': 'k8s-test-signing-secret-0123456789-abcdefghijklmnop' },
+  'dv-portfolio-signing': { 'export-signing-secret': 'k8s-test-portfolio-export-secret-0123456789-abcdef' },
   'dv-smtp': { 'relay-url': 'smtps://user:pass@smtp.example.com:465' },
   'public-apis-tls': {},
   // One bus password per service (scripts/k8s-nats-auth.ts).
@@ -37,7 +38,7 @@ const NOT_IN_SCHEMA = new Set(['NODE_OPTIONS', 'NODE_NAME', 'PORTFOLIO_ROLE']);
 const CONFIG = {
   gateway: { schema: gatewayConfigSchema, rules: gatewayProductionRules },
   lookup: { schema: lookupConfigSchema, rules: lookupProductionRules },
-  'portfolio-scanner': { schema: portfolioConfigSchema, rules: {} },
+  'portfolio-scanner': { schema: portfolioConfigSchema, rules: portfolioProductionRules },
   scheduler: { schema: schedulerConfigSchema, rules: schedulerProductionRules },
   'probe-node': { schema: probeConfigSchema, rules: probeProductionRules },
 } as const;
@@ -143,6 +144,34 @@ function configProblems(objects: readonly K8sObject[]): string[] {
   return problems;
 }
 
+interface IngressPath { path: string; pathType: string; backend: { service: { name: string } } }
+interface IngressObject extends K8sObject { metadata: K8sObject['metadata'] & { annotations?: Record<string, string> }; spec: { rules: Array<{ host: string; http: { paths: IngressPath[] } }> } }
+
+/**
+ * Which Ingress path ingress-nginx picks for a request path on `host`, and whether that location lets
+ * the internet through: with use-regex on any of the host's Ingresses every path of the host is a
+ * case-insensitive regex anchored at the start (`location ~* "^<path>"`), the longest first;
+ * otherwise Exact, then the longest Prefix. An allowlist of loopback only means nobody passes.
+ */
+function ingressRoute(objects: readonly K8sObject[], host: string, path: string): { service: string; open: boolean } | null {
+  const ingresses = objects.filter((o): o is IngressObject => o.kind === 'Ingress');
+  const candidates = ingresses.flatMap((ing) => ing.spec.rules.filter((r) => r.host === host).flatMap((r) => r.http.paths.map((p) => ({ p, ing }))));
+  const regex = candidates.some(({ ing }) => ing.metadata.annotations?.['nginx.ingress.kubernetes.io/use-regex'] === 'true');
+  const normal = path.replace(/\/{2,}/g, '/'); // nginx merge_slashes
+  const matches = (p: IngressPath): boolean => {
+    if (regex) return new RegExp(`^${p.path}`, 'i').test(normal);
+    if (p.pathType === 'Exact') return normal === p.path;
+    const prefix = p.path.replace(/\/+$/, '');
+    return prefix === '' || normal === prefix || normal.startsWith(`${prefix}/`);
+  };
+  const order = [...candidates].sort((a, b) => (!regex && a.p.pathType !== b.p.pathType ? (a.p.pathType === 'Exact' ? -1 : 1) : b.p.path.length - a.p.path.length));
+  const hit = order.find(({ p }) => matches(p));
+  if (!hit) return null;
+  const allow = hit.ing.metadata.annotations?.['nginx.ingress.kubernetes.io/whitelist-source-range'] ?? hit.ing.metadata.annotations?.['nginx.ingress.kubernetes.io/allowlist-source-range'];
+  const open = !allow || allow.split(',').some((c) => !/^(127\.|::1\/)/.test(c.trim()));
+  return { service: hit.p.backend.service.name, open };
+}
+
 describe.each([
   { overlay: 'dev', prod: false },
   { overlay: 'prod', prod: true },
@@ -214,6 +243,15 @@ describe.each([
     }
   });
 
+  it('keeps /metrics and /readyz of the public services off the internet, and routes everything else to them', () => {
+    const hosts = objects.filter((o): o is IngressObject => o.kind === 'Ingress').flatMap((o) => o.spec.rules.map((r) => r.host));
+    expect(new Set(hosts).size).toBe(3);
+    for (const host of new Set(hosts)) {
+      for (const path of ['/metrics', '/readyz', '/METRICS', '/Readyz/', '//metrics', '/metrics/', '/readyz/x']) expect(ingressRoute(objects, host, path)?.open, `${host}${path}`).toBe(false);
+      for (const path of ['/', '/healthz', '/v1/verify', '/api/v1/metrics-report', '/mcp', '/openapi.json', '/metricsx']) expect(ingressRoute(objects, host, path), `${host}${path}`).toMatchObject({ open: true });
+    }
+  });
+
   it('scales on the durable consumers the services declare', () => {
     const durables = new Set(CONSUMERS.map((c) => `${c.stream}/${c.durable}`));
     const triggers = objects.filter((o) => o.kind === 'ScaledObject').flatMap((o) => (o.spec as { triggers: Array<{ metadata: { stream: string; consumer: string } }> }).triggers);
@@ -279,6 +317,14 @@ describe('k8s checks catch what they are for', () => {
       delete find(objs, 'ConfigMap', 'platform-env').data!.SHUTDOWN_DELAY_MS;
     });
     expect(policyViolations(noDelay, { prod: true }).join('\n')).toMatch(/scheduler container scheduler: terminationGracePeriodSeconds 25 is not above preStop \+ SHUTDOWN_DELAY_MS \+ SHUTDOWN_TIMEOUT_MS \(25 s\)/);
+  });
+
+  it('reports a portfolio API without its export signing secret', () => {
+    const broken = mutate((objs) => {
+      const c = deployment(objs, 'portfolio-api').spec.template.spec.containers[0]!;
+      c.env = (c.env as Array<{ name: string }>).filter((e) => e.name !== 'PORTFOLIO_EXPORT_SIGNING_SECRET_FILE');
+    });
+    expect(configProblems(broken).join('\n')).toMatch(/Deployment\/portfolio-api: portfolio-scanner: invalid configuration for NODE_ENV=production:\n\s+- PORTFOLIO_EXPORT_SIGNING_SECRET: required/);
   });
 
   it('reports a probe node without an assigned identity', () => {

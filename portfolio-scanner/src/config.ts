@@ -59,8 +59,11 @@ export const portfolioConfigSchema = z.object({
 });
 export type PortfolioConfig = z.infer<typeof portfolioConfigSchema>;
 
+const exportSecretRule = unsafe.secret('HMAC key of export file links; the same on every API replica');
+
 /** Settings refused when NODE_ENV=production. */
 export const portfolioProductionRules: ProductionRules<PortfolioConfig> = {
-  PORTFOLIO_EXPORT_SIGNING_SECRET: unsafe.secret('HMAC key of export file links; the same on every API replica'),
+  // Only the roles that serve HTTP sign links and seal consent forms: a worker is given no key.
+  PORTFOLIO_EXPORT_SIGNING_SECRET: (value, config) => (config.PORTFOLIO_ROLE === 'worker' ? undefined : exportSecretRule(value, config)),
   PUBLIC_BASE_URL: unsafe.loopbackUrl(),
 };

@@ -6,7 +6,7 @@ import { ownerOf } from './store.ts';
 
 // The free-key flow shared by the MCP tool request_api_key and POST /v1/keys/request:
 // email → rate limits (per address, per client IP) → pending request in MongoDB → email with a
-// single-use link → GET /v1/keys/verify?token=… issues the key.
+// single-use link → GET /v1/keys/verify?token=… shows a button → its POST issues the key.
 
 export const emailSchema = z.email({ error: 'must be an email address' }).max(254).meta({ description: 'Where to send the verification link.', example: 'you@example.com' });
 
@@ -56,7 +56,7 @@ export async function requestFreeKey(ctx: LookupContext, rawEmail: string, ip: s
     email,
     expires_at: request.expiresAt.toISOString(),
     detail:
-      `A verification link was sent to ${email}. Open it before ${request.expiresAt.toISOString()}; the page shows the free key (${ctx.config.FREE_KEY_LOOKUPS_PER_DAY} lookups per day) once. ` +
+      `A verification link was sent to ${email}. Open it before ${request.expiresAt.toISOString()} and press its button; the next page shows the free key (${ctx.config.FREE_KEY_LOOKUPS_PER_DAY} lookups per day) once. ` +
       'Then send it as "Authorization: Bearer <key>" on REST calls or in the MCP client configuration.',
   };
 }
@@ -69,9 +69,11 @@ export interface IssuedKey {
   detail: string;
 }
 
+export const EXPIRED_LINK_DETAIL = 'This verification link is unknown, was already used, or has expired. Ask for a new one with request_api_key or POST /v1/keys/request.';
+
 export async function redeemVerification(ctx: LookupContext, token: string): Promise<IssuedKey> {
   const issued = await ctx.keys.redeem(token);
-  if (!issued) throw new ApiError('verification_link_expired', 'This verification link is unknown, was already used, or has expired. Ask for a new one with request_api_key or POST /v1/keys/request.');
+  if (!issued) throw new ApiError('verification_link_expired', EXPIRED_LINK_DETAIL);
   ctx.metrics.keysIssued.inc();
   return {
     api_key: issued.key,

@@ -63,7 +63,7 @@ describe('free key by email verification', () => {
     expect(stored?.token_hash).toBe(sha256(token));
     expect(JSON.stringify(stored)).not.toContain(token);
 
-    const verified = await fetch(local(link));
+    const verified = await fetch(local(link), { method: 'POST' });
     expect(verified.status).toBe(200);
     expect(verified.headers.get('cache-control')).toBe('no-store');
     const issued = (await verified.json()) as { api_key: string; lookups_per_day: number };
@@ -74,7 +74,7 @@ describe('free key by email verification', () => {
     expect(JSON.stringify(keyDoc)).not.toContain(issued.api_key);
 
     // Single use: the second click is refused and shows no key.
-    const again = await fetch(local(link));
+    const again = await fetch(local(link), { method: 'POST' });
     expect(again.status).toBe(410);
     expect(again.headers.get('content-type')).toMatch(/problem\+json/);
     expect(((await again.json()) as { code: string }).code).toBe('verification_link_expired');
@@ -97,20 +97,47 @@ describe('free key by email verification', () => {
 
   it('a new key for the same email replaces the old one and keeps the day count', async () => {
     await requestKey('reader@example.org', '192.0.2.81');
-    const issued = (await (await fetch(local(linkIn(relay.inbox.at(-1)!.raw)))).json()) as { api_key: string };
+    const issued = (await (await fetch(local(linkIn(relay.inbox.at(-1)!.raw)), { method: 'POST' })).json()) as { api_key: string };
     const old = await h.db.collection(LOOKUP_COLLECTIONS.freeKeys.name).countDocuments({ revoked_at: { $ne: null } });
     expect(old).toBe(1);
     const r = await fetch(`${h.url}/v1/meta/limits`, { headers: { Authorization: `Bearer ${issued.api_key}` } });
     expect(await r.json()).toMatchObject({ tier: 'free', used_today: 100 });
   });
 
-  it('shows the key on an HTML page for a browser', async () => {
+  it('a GET of the link (a mail scanner) spends nothing: it shows a button whose POST issues the key', async () => {
     await requestKey('browser@example.org', '192.0.2.82');
-    const page = await fetch(local(linkIn(relay.inbox.at(-1)!.raw)), { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    const link = local(linkIn(relay.inbox.at(-1)!.raw));
+    const token = new URL(link).searchParams.get('token')!;
+    const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+    // Link scanners fetch with any Accept, several times: none of it issues a key.
+    for (const headers of [html, { accept: '*/*' }, { accept: 'application/json' }]) {
+      const scanned = await fetch(link, { headers });
+      expect(scanned.status).toBe(200);
+      expect(scanned.headers.get('content-type')).toMatch(/text\/html/);
+      const body = await scanned.text();
+      expect(body).not.toMatch(/dk_free_/);
+      expect(body).toContain(`<form method="post" action="?token=${token}">`);
+    }
+    expect(await h.db.collection(LOOKUP_COLLECTIONS.freeKeys.name).countDocuments({ email: 'browser@example.org' })).toBe(0);
+    const page = await fetch(link, { headers: html });
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("form-action 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
-    expect(await page.text()).toMatch(/dk_free_[A-Za-z0-9_-]{43}/);
+
+    // The button: a form POST to the same URL, as a browser sends it.
+    const issued = await fetch(link, { method: 'POST', headers: { ...html, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(issued.status).toBe(200);
+    expect(issued.headers.get('content-type')).toMatch(/text\/html/);
+    expect(issued.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    expect(await issued.text()).toMatch(/dk_free_[A-Za-z0-9_-]{43}/);
+    // Spent: the page now says so instead of offering the button.
+    const after = await fetch(link, { headers: html });
+    expect(after.status).toBe(410);
+    expect(await after.text()).not.toContain('<form');
   });
 
   it('rate-limits requests per email and per IP', async () => {
@@ -130,6 +157,7 @@ describe('free key by email verification', () => {
     const bad = await requestKey('not-an-email', '192.0.2.95');
     expect(bad.status).toBe(400);
     expect((await fetch(`${h.url}/v1/keys/verify?token=short`)).status).toBe(400);
-    expect((await fetch(`${h.url}/v1/keys/verify?token=${'A'.repeat(43)}`)).status).toBe(410);
+    expect((await fetch(`${h.url}/v1/keys/verify?token=${'A'.repeat(43)}`, { method: 'POST' })).status).toBe(410);
+    expect((await fetch(`${h.url}/v1/keys/verify?token=%22%3E%3Cscript%3E`, { method: 'POST' })).status).toBe(400);
   });
 });

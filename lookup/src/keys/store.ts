@@ -88,6 +88,12 @@ export class FreeKeyStore {
     await this.requests.deleteOne({ _id: id });
   }
 
+  /** Whether a token is unused and unexpired, without spending it (the confirmation page's GET). */
+  async isPending(token: string): Promise<boolean> {
+    const found = await this.requests.countDocuments({ token_hash: sha256(token), used_at: null, expires_at: { $gt: new Date(this.now()) } }, { limit: 1 });
+    return found > 0;
+  }
+
   /**
    * Spends a verification token (atomically: of two concurrent clicks one wins) and issues the
    * owner's new key. Earlier keys of the same owner are revoked, so an email holds one active key

@@ -1,4 +1,5 @@
 import { keysRequestRoute } from './keys-request.ts';
+import { keysVerifyPageRoute } from './keys-verify-page.ts';
 import { keysVerifyRoute } from './keys-verify.ts';
 import { limitsRoute } from './limits.ts';
 import { mcpRoute } from './mcp.ts';
@@ -16,6 +17,7 @@ export const ROUTES: readonly RouteDef[] = [
   validateGetRoute,
   limitsRoute,
   keysRequestRoute,
+  keysVerifyPageRoute,
   keysVerifyRoute,
   mcpRoute,
   openapiRoute(() => ROUTES),

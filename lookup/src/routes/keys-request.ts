@@ -18,7 +18,7 @@ export const keysRequestRoute = defineRoute({
   path: '/v1/keys/request',
   operationId: 'request_api_key',
   summary: 'Request a free API key (sends a verification link by email)',
-  description: 'Sends a single-use verification link to the address. Opening it shows a new free key (dk_free_…) once. No password, no account.',
+  description: 'Sends a single-use verification link to the address. Opening it shows a button; pressing it shows a new free key (dk_free_…) once. No password, no account.',
   tags: ['keys'],
   auth: false,
   body: z.object({ email: z.string().max(254).meta({ description: emailSchema.description, example: 'you@example.com' }) }).meta({ id: 'KeyRequest' }),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokePortfolioKey } from '@dv/accounts';
 import { call } from '../../../test/helpers.ts';
 import { get, oauthFlow, pkce, sealedFrom, TEST_REDIRECT as REDIRECT } from './testing/flow.ts';
-import { codeGrantAndReplay, keyRevocation, refreshRotationAndRevocation, type GrantTarget } from './testing/grants.ts';
+import { codeGrantAndReplay, keyRevocation, refreshReuseRevokesGrant, refreshRotationAndRevocation, type GrantTarget } from './testing/grants.ts';
 import { startOAuthHarness, type OAuthHarness } from './testing/harness.ts';
 
 // The OAuth endpoints over HTTP against one OAuthServer on a bare app (real MongoDB): discovery,
@@ -125,16 +125,15 @@ describe('the consent step', () => {
   });
 
   it.each([
-    ['no code_challenge', { code_challenge: '' }, 'invalid_request'],
-    ['the plain method', { code_challenge_method: 'plain' }, 'invalid_request'],
-    ['a token response type', { response_type: 'token' }, 'unsupported_response_type'],
-    ['a foreign resource', { resource: 'https://other.example/' }, 'invalid_target'],
-  ])('sends %s back to the client as an error', async (_what, extra, error) => {
+    ['no code_challenge', { code_challenge: '' }, 'code_challenge is required'],
+    ['the plain method', { code_challenge_method: 'plain' }, 'S256'],
+    ['a token response type', { response_type: 'token' }, 'response_type must be'],
+    ['a foreign resource', { resource: 'https://other.example/' }, 'resource must be'],
+  ])('shows %s on an error page: a registered client is not vetted, so no redirect before consent', async (_what, extra, message) => {
     const res = await get(authorizeUrl(clientId, pkce().challenge, extra));
-    expect(res.status).toBe(303);
-    const loc = new URL(res.headers.get('location')!);
-    expect(loc.searchParams.get('error')).toBe(error);
-    expect(loc.searchParams.get('state')).toBe('st-1');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.text()).toContain(message);
   });
 
   it('re-asks on a wrong or revoked key, and refuses a forged or altered form', async () => {
@@ -168,6 +167,10 @@ describe('tokens', () => {
 
   it('refresh tokens rotate; revoking either token ends the grant at once', async () => {
     await refreshRotationAndRevocation(flow, a, target);
+  });
+
+  it('a rotated refresh token presented again revokes the whole grant', async () => {
+    await refreshReuseRevokesGrant(flow, a, target);
   });
 
   it('a confidential client must present its secret (post or Basic)', async () => {

@@ -49,6 +49,8 @@ export interface TokenDoc {
   scope: string | null;
   created_at: Date;
   expires_at: Date;
+  /** Refresh tokens: when it was rotated away (kept until it expires, so a replay is recognised). */
+  used_at?: Date | null;
 }
 
 export interface NewCode {
@@ -170,11 +172,21 @@ export class OAuthStore {
     return { access_token: access, token_type: 'Bearer', expires_in: this.ttl.accessSeconds, refresh_token: refresh, ...(g.scope ? { scope: g.scope } : {}) };
   }
 
-  /** Takes a refresh token away (rotation: each refresh token works once) and returns what it held. */
+  /**
+   * Spends a refresh token (rotation: each works once; exactly one concurrent caller wins) and
+   * returns what it held. A spent one is kept until it expires: presented again, someone else holds
+   * a copy (RFC 9700 §4.14.2), so the whole grant ends, the newest tokens included.
+   */
   async takeRefresh(clientId: string, refresh: string): Promise<TokenDoc> {
-    const doc = await this.tokens().findOneAndDelete({ _id: hashKey(refresh), kind: 'refresh', client_id: clientId, expires_at: { $gt: new Date() } });
-    if (!doc) throw new InvalidGrantError('The refresh token is invalid, expired or already used.');
-    return doc;
+    const live = { _id: hashKey(refresh), kind: 'refresh' as const, client_id: clientId, expires_at: { $gt: new Date() } };
+    const doc = await this.tokens().findOneAndUpdate({ ...live, used_at: null }, { $set: { used_at: new Date() } });
+    if (doc) return doc;
+    const spent = await this.tokens().findOne(live);
+    if (spent) {
+      await this.revokeGrant(spent.grant_id);
+      throw new InvalidGrantError('The refresh token was already used; every token of this authorization is revoked. Connect again.');
+    }
+    throw new InvalidGrantError('The refresh token is invalid, expired or already used.');
   }
 
   /** The live access token, or null. */

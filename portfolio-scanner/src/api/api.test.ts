@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { COLLECTIONS } from '@dv/contracts';
 import { createApiKey, createPortfolioKey } from '@dv/accounts';
 import { errorEnvelope, startHarness, type Harness } from './testing/harness.ts';
 
@@ -100,6 +102,47 @@ describe('plans', () => {
     expect(r.body.data.links.domains).toBe(`${h.url}/api/v1/domains/`);
     expect(r.body.data.links.dashboard_summary).toBe(`${h.url}/api/v1/dashboard/summary/`);
     expect(r.body.data.links.keys).toBe(`${h.url}/api/v1/keys/`);
+  });
+});
+
+/** A GET with a Host header of the caller's choosing (fetch does not let a test set one). */
+function getWithHost(path: string, host: string, key: string): Promise<{ status: number; body: { data: unknown; meta: Record<string, unknown> } }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${h.url}${path}`, { headers: { host, authorization: `Bearer ${key}` } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as never }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('links name PUBLIC_BASE_URL, never the Host header the client sent', () => {
+  it('API root links, next and previous, and export file_url', async () => {
+    const u = await h.account('enterprise');
+    await h.call('POST', '/api/v1/domains/', { key: u.key, body: { domains: ['host1.example.test', 'host2.example.test', 'host3.example.test'] } });
+    const now = new Date();
+    await h.db.collection(COLLECTIONS.portfolioExports.name).insertOne({
+      _id: 'exp_hostheadertest000000000000', id: 1, account_id: u.accountId, export_type: 'csv', status: 'completed', parameters: { folder_id: null, columns: ['domain'], filters: {} },
+      row_count: 3, file_size: 10, rows_done: 3, rows_expected: 3, file_id: null, file_name: 'x.csv', content_type: 'text/csv', error: null, attempts: 1, lease_until: null, worker: null,
+      created_at: now, completed_at: now, expires_at: new Date(now.getTime() + 3_600_000),
+    } as never);
+    const evil = 'attacker.example';
+    const urls: string[] = [];
+    const rootAnswer = await getWithHost('/api/v1/', evil, u.key);
+    expect(rootAnswer.status).toBe(200);
+    urls.push(...Object.values((rootAnswer.body.data as { links: Record<string, string> }).links));
+    const page = await getWithHost('/api/v1/domains/?limit=1&offset=1', evil, u.key);
+    expect(page.status).toBe(200);
+    urls.push(page.body.meta.next as string, page.body.meta.previous as string);
+    const exportsList = await getWithHost('/api/v1/exports/', evil, u.key);
+    urls.push(...(exportsList.body.data as { file_url: string }[]).map((e) => e.file_url));
+    const detail = await getWithHost('/api/v1/exports/1/', evil, u.key);
+    urls.push((detail.body.data as { file_url: string }).file_url);
+    expect(urls.length).toBeGreaterThan(8);
+    for (const link of urls) expect(link.startsWith(`${h.url}/api/v1/`), link).toBe(true);
   });
 });
 

@@ -22,8 +22,8 @@ export interface ApiContext {
   keyCache?: PortfolioKeyCache;
   /** Exports (src/exports): the file-link key, how long a link lasts, pending exports per account. */
   exports: { secret: string; linkTtlS: number; maxPending: number };
-  /** PUBLIC_BASE_URL: the OpenAPI document's `servers` entry (absent in harnesses: no entry). */
-  publicBaseUrl?: string;
+  /** PUBLIC_BASE_URL: every link the API answers (root links, next/previous, file_url, poll) and the OpenAPI `servers` entry. */
+  publicBaseUrl: string;
 }
 
 /** The authenticated caller. */

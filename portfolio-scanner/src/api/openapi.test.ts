@@ -71,11 +71,11 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.paths['/api/v1/openapi.json']!.get!.security).toEqual([]);
     expect(doc.paths['/api/v1/keys/']!.post!.responses).toHaveProperty('409');
     expect(Object.keys(doc.paths['/api/v1/exports/']!.post!.responses).sort()).toEqual(['202', '400', '401', '403', '409', '429', '500']);
-    // The signed file link needs no key: no security, no 401/429.
+    // The signed file link needs no key: no security, no 429; 401 when the key it was made for is revoked.
     const file = doc.paths['/api/v1/exports/{task_id}/file/']!.get!;
     expect(file.security).toEqual([]);
-    expect(Object.keys(file.responses).sort()).toEqual(['200', '400', '403', '404']);
-    expect(params('/api/v1/exports/{task_id}/file/', 'get')).toEqual(['path:task_id', 'query:expires', 'query:signature']);
+    expect(Object.keys(file.responses).sort()).toEqual(['200', '400', '401', '403', '404']);
+    expect(params('/api/v1/exports/{task_id}/file/', 'get')).toEqual(['path:task_id', 'query:expires', 'query:key', 'query:signature']);
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['DomainListItem', 'DomainDetail', 'ScanResult', 'ChangeRecord', 'WhoisRecord', 'DashboardSummary', 'ApiKey', 'PageMeta', 'ErrorEnvelope', 'ExportJob', 'CreateExportRequest', 'ExportFilters']));
   });
 

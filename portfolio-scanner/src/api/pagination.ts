@@ -24,17 +24,20 @@ export const pageMetaSchema = z
 
 export type PageMeta = z.infer<typeof pageMetaSchema>;
 
-/** The request's own URL (scheme and host as express sees them: trusted proxies only) with new limit/offset. */
-function pageUrl(req: Request, limit: number, offset: number): string {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+/**
+ * The request's path and query under PUBLIC_BASE_URL with new limit/offset. Never the Host header:
+ * the client chooses it, and a next link is followed with the reader's key.
+ */
+function pageUrl(req: Request, publicBaseUrl: string, limit: number, offset: number): string {
+  const url = new URL(`${publicBaseUrl.replace(/\/+$/, '')}${req.originalUrl}`);
   url.searchParams.set('limit', String(limit));
   url.searchParams.set('offset', String(offset));
   return url.toString();
 }
 
-export function pageMeta(req: Request, total: number, limit: number, offset: number): PageMeta {
+export function pageMeta(req: Request, publicBaseUrl: string, total: number, limit: number, offset: number): PageMeta {
   const meta: PageMeta = { total_count: total, limit, offset };
-  if (offset + limit < total) meta.next = pageUrl(req, limit, offset + limit);
-  if (offset > 0) meta.previous = pageUrl(req, limit, Math.max(0, Math.min(offset - limit, Math.max(0, total - limit))));
+  if (offset + limit < total) meta.next = pageUrl(req, publicBaseUrl, limit, offset + limit);
+  if (offset > 0) meta.previous = pageUrl(req, publicBaseUrl, limit, Math.max(0, Math.min(offset - limit, Math.max(0, total - limit))));
   return meta;
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GridFSBucket, type ObjectId } from 'mongodb';
 import { COLLECTIONS, EXPORT_FILES_BUCKET, type ExportDoc } from '@dv/contracts';
 import { createLogger } from '@dv/runtime';
+import { revokePortfolioKey, setPortfolioPlan } from '@dv/accounts';
 import { until } from '../../../test/helpers.ts';
 import { EXPORT_SECRET, errorEnvelope, INTERVAL_S, startHarness, type Harness } from '../api/testing/harness.ts';
 import { outcome } from '../store/fixtures.ts';
@@ -248,17 +249,39 @@ describe('validation, auth and isolation', () => {
       forged: `${h.url}${url.pathname}?expires=${url.searchParams.get('expires')}&signature=${'A'.repeat(43)}`,
       longerExpiry: `${h.url}${url.pathname}?expires=${Number(url.searchParams.get('expires')) + 3600}&signature=${url.searchParams.get('signature')}`,
       otherTask: `${h.url}/api/v1/exports/${taskB}/file/${url.search}`,
-      otherKey: `${h.url}${signExportLink(job.task_id, nowS + 600, 'some-other-secret-some-other-secret-000')}`,
-      expired: `${h.url}${signExportLink(job.task_id, nowS - 1, EXPORT_SECRET)}`,
+      otherKey: `${h.url}${signExportLink(job.task_id, 1, nowS + 600, 'some-other-secret-some-other-secret-000')}`,
+      expired: `${h.url}${signExportLink(job.task_id, 1, nowS - 1, EXPORT_SECRET)}`,
     };
     for (const [what, link] of Object.entries(variants)) {
       const r = await h.call('GET', link);
       expect(r.status, what).toBe(403);
       expect(r.body, what).toEqual(errorEnvelope('invalid_signature'));
     }
-    expect((await h.call('GET', `${h.url}${signExportLink('exp_00000000000000000000000000', nowS + 600, EXPORT_SECRET)}`)).body).toEqual(errorEnvelope('not_found'));
+    expect((await h.call('GET', `${h.url}${signExportLink('exp_00000000000000000000000000', 1, nowS + 600, EXPORT_SECRET)}`)).body).toEqual(errorEnvelope('not_found'));
     // A link minted by the key holder works without any API key: that is what a signed link is for.
     expect((await download(job.file_url)).status).toBe(200);
+  });
+
+  it('a file link stops working when its key is revoked, its plan loses API access or its account is deactivated', async () => {
+    const c = await h.account('enterprise');
+    const job = await exportAs(c.key, {});
+    const accounts = h.db.collection<{ _id: string }>(COLLECTIONS.accounts.name);
+    const refused = async (code: string) => {
+      const r = await h.call('GET', job.file_url);
+      expect(r.status).toBe(code === 'invalid_api_key' ? 401 : 403);
+      expect(r.body).toEqual(errorEnvelope(code));
+    };
+    expect((await download(job.file_url)).status).toBe(200);
+    await setPortfolioPlan(h.db, c.accountId, 'business');
+    await refused('api_access_not_included');
+    await setPortfolioPlan(h.db, c.accountId, 'enterprise');
+    expect((await download(job.file_url)).status).toBe(200);
+    await accounts.updateOne({ _id: c.accountId }, { $set: { status: 'inactive' } });
+    await refused('account_inactive');
+    await accounts.updateOne({ _id: c.accountId }, { $set: { status: 'active' } });
+    expect((await download(job.file_url)).status).toBe(200);
+    await revokePortfolioKey(h.db, c.accountId, 1);
+    await refused('invalid_api_key');
   });
 });
 

@@ -23,6 +23,9 @@ describe('csv', () => {
     ['-all', "'-all"],
     ['@SUM(A1)', "'@SUM(A1)"],
     ['v=spf1 -all', 'v=spf1 -all'],
+    // Every element of a ;-joined list: a spreadsheet splitting on ; sees each as a cell.
+    [['x', '=HYPERLINK("y")'], '"x;\'=HYPERLINK(""y"")"'],
+    [['+1', '-2', 'ok'], "'+1;'-2;ok"],
   ])('%j → %j', (v, want) => {
     expect(csvCell(v as Parameters<typeof csvCell>[0])).toBe(want);
   });
@@ -35,19 +38,23 @@ describe('signed links', () => {
   const now = 1_800_000_000;
   const parse = (link: string) => new URL(link, 'http://x').searchParams;
   it('accepts its own link until it expires, then says expired', () => {
-    const q = parse(signExportLink('exp_1', now + 60, SECRET));
-    expect(checkExportLink('exp_1', q.get('expires'), q.get('signature'), SECRET, now)).toBe('ok');
-    expect(checkExportLink('exp_1', q.get('expires'), q.get('signature'), SECRET, now + 60)).toBe('expired');
+    const q = parse(signExportLink('exp_1', 3, now + 60, SECRET));
+    expect(checkExportLink('exp_1', q.get('key'), q.get('expires'), q.get('signature'), SECRET, now)).toBe('ok');
+    expect(checkExportLink('exp_1', q.get('key'), q.get('expires'), q.get('signature'), SECRET, now + 60)).toBe('expired');
   });
   it('refuses another task, another key, a moved expiry, a mangled or missing signature', () => {
-    const q = parse(signExportLink('exp_1', now + 60, SECRET));
-    expect(checkExportLink('exp_2', q.get('expires'), q.get('signature'), SECRET, now)).toBe('bad_signature');
-    expect(checkExportLink('exp_1', q.get('expires'), q.get('signature'), `${SECRET}x`, now)).toBe('bad_signature');
-    expect(checkExportLink('exp_1', String(now + 6000), q.get('signature'), SECRET, now)).toBe('bad_signature');
-    expect(checkExportLink('exp_1', q.get('expires'), `${q.get('signature')!.slice(0, -1)}A`, SECRET, now)).toBe('bad_signature');
-    expect(checkExportLink('exp_1', q.get('expires'), undefined, SECRET, now)).toBe('bad_signature');
-    expect(checkExportLink('exp_1', '-1', q.get('signature'), SECRET, now)).toBe('bad_signature');
-    expect(checkExportLink('exp_1', [q.get('expires')], q.get('signature'), SECRET, now)).toBe('bad_signature');
+    const q = parse(signExportLink('exp_1', 3, now + 60, SECRET));
+    expect(checkExportLink('exp_2', q.get('key'), q.get('expires'), q.get('signature'), SECRET, now)).toBe('bad_signature');
+    expect(checkExportLink('exp_1', q.get('key'), q.get('expires'), q.get('signature'), `${SECRET}x`, now)).toBe('bad_signature');
+    expect(checkExportLink('exp_1', q.get('key'), String(now + 6000), q.get('signature'), SECRET, now)).toBe('bad_signature');
+    expect(checkExportLink('exp_1', q.get('key'), q.get('expires'), `${q.get('signature')!.slice(0, -1)}A`, SECRET, now)).toBe('bad_signature');
+    expect(checkExportLink('exp_1', q.get('key'), q.get('expires'), undefined, SECRET, now)).toBe('bad_signature');
+    expect(checkExportLink('exp_1', q.get('key'), '-1', q.get('signature'), SECRET, now)).toBe('bad_signature');
+    expect(checkExportLink('exp_1', q.get('key'), [q.get('expires')], q.get('signature'), SECRET, now)).toBe('bad_signature');
+    // The link names the key it was made for: another key of the account is another link.
+    expect(q.get('key')).toBe('3');
+    expect(checkExportLink('exp_1', '4', q.get('expires'), q.get('signature'), SECRET, now)).toBe('bad_signature');
+    expect(checkExportLink('exp_1', undefined, q.get('expires'), q.get('signature'), SECRET, now)).toBe('bad_signature');
   });
 });
 

@@ -25,8 +25,10 @@ export const exportJobSchema = z
   .meta({ id: 'ExportJob' });
 
 export interface LinkOptions {
-  /** Base URL of the API as the client called it (links are absolute). */
+  /** PUBLIC_BASE_URL (links are absolute; never the request's Host header, which the client chooses). */
   baseUrl: string;
+  /** The number of the caller's API key (`id` in GET /api/v1/keys/): the link works while it does. */
+  keyNo: number;
   secret: string;
   linkTtlS: number;
   now?: Date;
@@ -37,7 +39,7 @@ export function exportView(d: ExportDoc, link: LinkOptions) {
   let fileUrl: string | null = null;
   if (d.status === 'completed' && d.expires_at) {
     const exp = Math.min(nowS + link.linkTtlS, Math.floor(d.expires_at.getTime() / 1000));
-    if (exp > nowS) fileUrl = new URL(signExportLink(d._id, exp, link.secret), link.baseUrl).toString();
+    if (exp > nowS) fileUrl = new URL(signExportLink(d._id, link.keyNo, exp, link.secret), link.baseUrl).toString();
   }
   const progress = d.status === 'completed' ? 100 : d.status === 'processing' && d.rows_expected ? Math.min(99, Math.floor((d.rows_done / d.rows_expected) * 100)) : 0;
   return {

@@ -8,9 +8,11 @@ import type { ClientDoc } from '../store.ts';
 import { defineOAuthRoute, OAUTH_ROUTE, type OAuthContext } from './route.ts';
 
 // GET /oauth/authorize shows the consent page; POST /oauth/authorize (its form) approves or denies.
-// Errors before the client and its redirect URI are known show an error page (never a redirect to
-// an unchecked URI); later ones go back to the client as `error=` on its redirect URI (RFC 6749
-// §4.1.2.1). PKCE S256 is required; the redirect URI must equal a registered one exactly.
+// Every error of the request itself shows an error page, never a redirect: clients register
+// themselves (DCR), so none is vetted, and redirecting a malformed request to whatever URI a
+// registrant chose would make this server an open redirector (RFC 9700 §4.11.2). Only the user's
+// own decision (approve, deny) goes back to the client's redirect URI (RFC 6749 §4.1.2).
+// PKCE S256 is required; the redirect URI must equal a registered one exactly.
 // The consent form takes an API key, so its POST is metered per client address like the API's
 // key lookups (a wrong key costs more); over the limit it shows a 429 page with Retry-After.
 
@@ -55,19 +57,17 @@ async function showRequest(s: OAuthContext, req: Request, res: Response): Promis
   } catch (err) {
     return showError(s, res, 400, (err as Error).message);
   }
-  let state: string | undefined;
   try {
-    state = one(q, 'state');
     if (one(q, 'response_type') !== 'code') throw new UnsupportedResponseTypeError('response_type must be "code".');
     const challenge = one(q, 'code_challenge');
     if (!challenge) throw new InvalidRequestError('code_challenge is required (PKCE).');
     if (one(q, 'code_challenge_method') !== 'S256') throw new InvalidRequestError('code_challenge_method must be S256.');
     if (!CHALLENGE.test(challenge)) throw new InvalidRequestError('code_challenge must be 43 base64url characters (SHA-256).');
     const resource = checkResource(s.options.baseUrl, s.resourcePaths, one(q, 'resource'));
-    showConsent(s, res, client, { client_id: client._id, redirect_uri: redirectUri, code_challenge: challenge, state: state ?? null, scope: one(q, 'scope') ?? null, resource });
+    showConsent(s, res, client, { client_id: client._id, redirect_uri: redirectUri, code_challenge: challenge, state: one(q, 'state') ?? null, scope: one(q, 'scope') ?? null, resource });
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    redirectTo(s, res, redirectUri, { error: err.errorCode, error_description: err.message, state });
+    showError(s, res, 400, `${client.client_name || 'The application'} sent an invalid authorization request (${err.errorCode}): ${err.message} Nothing was shared; tell the application's makers.`);
   }
 }
 

@@ -42,7 +42,7 @@ export async function codeGrantAndReplay(flow: OAuthFlow, key: GrantKey, target:
   await target.refused(ok.body.access_token!);
 }
 
-/** Refresh tokens rotate (the old one refused); revoking the refresh token ends the grant, its access token included; unknown tokens revoke quietly. */
+/** Refresh tokens rotate; revoking the refresh token ends the grant, its access token included; unknown tokens revoke quietly. */
 export async function refreshRotationAndRevocation(flow: OAuthFlow, key: GrantKey, target: GrantTarget): Promise<void> {
   const clientId = (await flow.register()).body.client_id!;
   const { verifier, challenge } = pkce();
@@ -50,7 +50,6 @@ export async function refreshRotationAndRevocation(flow: OAuthFlow, key: GrantKe
   const second = await flow.token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: first.body.refresh_token! });
   expect(second.status).toBe(200);
   expect(second.body.refresh_token).not.toBe(first.body.refresh_token);
-  expect((await flow.token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: first.body.refresh_token! })).body.error).toBe('invalid_grant');
   await target.actsAs(second.body.access_token!, key.accountId);
   const revoked = await flow.post('/oauth/revoke', { client_id: clientId, token: second.body.refresh_token! });
   expect(revoked.status).toBe(200);
@@ -60,6 +59,23 @@ export async function refreshRotationAndRevocation(flow: OAuthFlow, key: GrantKe
   expect((await flow.token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: second.body.refresh_token! })).body.error).toBe('invalid_grant');
   // Unknown tokens revoke quietly (RFC 7009).
   expect((await flow.post('/oauth/revoke', { client_id: clientId, token: `${target.accessPrefix}unknown` })).status).toBe(200);
+}
+
+/**
+ * A rotated refresh token presented again means two parties hold the grant (RFC 9700 §4.14.2):
+ * the replay gets invalid_grant and the whole grant ends, the newest tokens included.
+ */
+export async function refreshReuseRevokesGrant(flow: OAuthFlow, key: GrantKey, target: GrantTarget): Promise<void> {
+  const clientId = (await flow.register()).body.client_id!;
+  const { verifier, challenge } = pkce();
+  const first = await flow.token({ grant_type: 'authorization_code', client_id: clientId, code: await flow.approve(clientId, challenge, key.key), code_verifier: verifier });
+  const second = await flow.token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: first.body.refresh_token! });
+  expect(second.status).toBe(200);
+  await target.actsAs(second.body.access_token!, key.accountId);
+  const replay = await flow.token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: first.body.refresh_token! });
+  expect(replay.body.error).toBe('invalid_grant');
+  await target.refused(second.body.access_token!);
+  expect((await flow.token({ grant_type: 'refresh_token', client_id: clientId, refresh_token: second.body.refresh_token! })).body.error).toBe('invalid_grant');
 }
 
 /** Revoking the API key (`revokeKey`) refuses the tokens made from it, and their refresh too. */

@@ -21,6 +21,6 @@ export const listChanges = defineRoute({
     const { limit, offset } = input.query;
     const q = { domain_name: d.domain };
     const [docs, total] = await Promise.all([changes(ctx.db).find(q).sort({ id: -1 }).skip(offset).limit(limit).toArray(), changes(ctx.db).countDocuments(q)]);
-    return ok(docs.map(changeView), pageMeta(req, total, limit, offset));
+    return ok(docs.map(changeView), pageMeta(req, ctx.publicBaseUrl, total, limit, offset));
   },
 });

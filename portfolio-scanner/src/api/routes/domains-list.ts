@@ -22,7 +22,7 @@ export const listDomains = defineRoute({
   handle: async ({ ctx, caller, input, req }) => {
     const { limit, offset, ...filters } = input.query;
     const page = caller.plan.globalDomainView && filters.folder_id === undefined ? await globalPage(ctx, caller, filters, limit, offset) : await accountPage(ctx, caller, filters, limit, offset);
-    return ok(page.items, pageMeta(req, page.total, limit, offset));
+    return ok(page.items, pageMeta(req, ctx.publicBaseUrl, page.total, limit, offset));
   },
 });
 

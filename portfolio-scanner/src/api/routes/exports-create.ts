@@ -29,8 +29,8 @@ export const createExport = defineRoute({
     '400': errorResponse('validation_error: an unknown field, export_type, column or filter value, or a bad diff window.'),
     '409': errorResponse('too_many_exports: the account already has the most exports queued or in progress.'),
   },
-  handle: async ({ ctx, caller, input, req }) => {
+  handle: async ({ ctx, caller, input }) => {
     const q = await queueExport({ db: ctx.db, maxPending: ctx.exports.maxPending }, caller.account, input.body);
-    return ok({ task_id: q.task_id, status: q.status }, { export_id: q.id, poll: apiUrl(req, '/api/v1/exports/') }, 202);
+    return ok({ task_id: q.task_id, status: q.status }, { export_id: q.id, poll: apiUrl(ctx, '/api/v1/exports/') }, 202);
   },
 });

@@ -4,7 +4,6 @@ import { ok, okSchema } from '../envelope.ts';
 import { errorResponse } from '../errors.ts';
 import { pageMeta, pageMetaSchema, pageQuery } from '../pagination.ts';
 import { defineRoute } from '../route.ts';
-import { apiUrl } from './root.ts';
 
 export const listExports = defineRoute({
   method: 'get',
@@ -21,10 +20,10 @@ export const listExports = defineRoute({
     const { limit, offset } = input.query;
     const q = { account_id: caller.account._id };
     const [docs, total] = await Promise.all([exportsColl(ctx.db).find(q).sort({ id: -1 }).skip(offset).limit(limit).toArray(), exportsColl(ctx.db).countDocuments(q)]);
-    const link = { baseUrl: apiUrl(req, '/'), secret: ctx.exports.secret, linkTtlS: ctx.exports.linkTtlS };
+    const link = { baseUrl: ctx.publicBaseUrl, keyNo: caller.key.id, secret: ctx.exports.secret, linkTtlS: ctx.exports.linkTtlS };
     return ok(
       docs.map((d) => exportView(d, link)),
-      pageMeta(req, total, limit, offset),
+      pageMeta(req, ctx.publicBaseUrl, total, limit, offset),
     );
   },
 });

@@ -1,11 +1,15 @@
-import type { Request } from 'express';
 import { z } from 'zod';
+import type { ApiContext } from '../context.ts';
 import { ok, okSchema } from '../envelope.ts';
 import { defineRoute } from '../route.ts';
 
-/** Full URL of an API path on the host the client called (scheme and host as express sees them). */
-export function apiUrl(req: Request, path: string): string {
-  return new URL(path, `${req.protocol}://${req.get('host') ?? 'localhost'}`).toString();
+/**
+ * Full URL of an API path under PUBLIC_BASE_URL. Never from the request's Host header: the client
+ * chooses that, and a link built from it (a shared next page, an export's file_url) would send the
+ * next reader, with their key, wherever the client wanted.
+ */
+export function apiUrl(ctx: Pick<ApiContext, 'publicBaseUrl'>, path: string): string {
+  return `${ctx.publicBaseUrl.replace(/\/+$/, '')}${path}`;
 }
 
 const TEMPLATE_PATHS = {
@@ -15,21 +19,15 @@ const TEMPLATE_PATHS = {
   domain_whois: '/api/v1/domains/{id}/whois/',
 } as const;
 
-// The links depend only on the scheme and Host the client called: built once per pair (nine URL
-// parses were most of this route's own work), a few pairs at most in practice; the Host header is
-// the client's to choose, so the memory is bounded.
-const LINKS_MAX_BASES = 64;
-const linksByBase = new Map<string, Readonly<Record<string, string>>>();
+// The links depend only on PUBLIC_BASE_URL: built once (nine URL joins were most of this route's own work).
+let linksFor: { base: string; links: Readonly<Record<string, string>> } | undefined;
 
-function rootLinks(req: Request): Readonly<Record<string, string>> {
-  const base = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-  let links = linksByBase.get(base);
-  if (!links) {
-    links = Object.freeze(Object.fromEntries(Object.entries({ ...RESOURCE_PATHS, ...TEMPLATE_PATHS }).map(([k, p]) => [k, apiUrl(req, p)])));
-    if (linksByBase.size >= LINKS_MAX_BASES) linksByBase.clear();
-    linksByBase.set(base, links);
+function rootLinks(ctx: Pick<ApiContext, 'publicBaseUrl'>): Readonly<Record<string, string>> {
+  if (linksFor?.base !== ctx.publicBaseUrl) {
+    const links = Object.freeze(Object.fromEntries(Object.entries({ ...RESOURCE_PATHS, ...TEMPLATE_PATHS }).map(([k, p]) => [k, apiUrl(ctx, p)])));
+    linksFor = { base: ctx.publicBaseUrl, links };
   }
-  return links;
+  return linksFor.links;
 }
 
 export const RESOURCE_PATHS = {
@@ -64,8 +62,8 @@ export const root = defineRoute({
       },
     },
   },
-  handle: ({ req, caller }) => {
+  handle: ({ ctx, caller }) => {
     const p = caller.plan;
-    return ok({ version: 'v1', links: rootLinks(req), plan: { name: p.label, requests_per_minute: p.requestsPerMinute, calls_per_day: p.callsPerDay, global_domain_view: p.globalDomainView } });
+    return ok({ version: 'v1', links: rootLinks(ctx), plan: { name: p.label, requests_per_minute: p.requestsPerMinute, calls_per_day: p.callsPerDay, global_domain_view: p.globalDomainView } });
   },
 });
