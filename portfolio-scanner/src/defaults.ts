@@ -126,6 +126,12 @@ export const PORTFOLIO_DEFAULTS = {
   planBatch: 2_000,
   /** A domain due less than this long ago is left to the priority request the API sent when it was added. */
   planDelayMs: 3_000,
+  /**
+   * A due time more than an interval plus this away was planned under a longer
+   * PORTFOLIO_RESCAN_INTERVAL_S: the planner moves it within the current one. The margin leaves
+   * alone what a replica with a clock a little ahead stored.
+   */
+  planPullInMarginMs: 60_000,
   /** Seconds after publishing before the planner checks the message is still queued, and republishes it if not (capped at half the interval). */
   planGraceS: 600,
   /** Planner lease in Redis; renewed at a third of it. A dead holder's lease passes on after this long. */

@@ -16,6 +16,7 @@ import { Planner } from './planner/index.ts';
 import { createPoliteScanResolver, type ScanResolverHandle } from './politeness/index.ts';
 import { RegistrationRunner, registrationDeps } from './registration/index.ts';
 import { SharedDnsCache } from './scan/index.ts';
+import { migrateGatewayValues } from './store/index.ts';
 import { readQueueFigures, registerQueueGauges, requestScan, ScanWorker } from './worker/index.ts';
 
 let worker: ScanWorker | undefined;
@@ -68,6 +69,11 @@ await runService({
     const db = mongo!.db;
     // Every role reports the queue gauges (the same global figures): alerts aggregate with max().
     registerQueueGauges(registry, () => readQueueFigures(nc, db, config.PORTFOLIO_RESCAN_INTERVAL_S), PORTFOLIO_DEFAULTS.queueMetricsMaxAgeMs);
+    // Once per database: gateway values stored before the vocabulary, in today's terms. Scans need
+    // not wait for it: the store compares a legacy value in today's terms (withCurrentGateway).
+    void migrateGatewayValues(db)
+      .then((n) => n.corpus + n.accountDomains + n.changes > 0 && log.info(n, 'email_gateway values migrated'))
+      .catch((err: Error) => log.warn({ err: err.message }, 'email_gateway migration failed; retried at the next start'));
     if (config.PORTFOLIO_ROLE === 'api') return;
 
     geo = await openGeoFromConfig(config, { registry, log });

@@ -26,7 +26,10 @@ export interface ProviderQuirks {
 export interface ProviderRow {
   /** Stable id, also the `domain.mx_provider` of results and the politeness key. */
   id: string;
+  /** Display name, e.g. "Google (Gmail / Workspace)". */
   name: string;
+  /** Short vendor name, e.g. "Google": the portfolio API's `email_gateway` value. */
+  vendor: string;
   kind: ProviderKind;
   patterns: readonly string[];
   politeness: Politeness;

@@ -57,6 +57,16 @@ describe('providerForMx', () => {
     expect(new Set(PROVIDERS.map((p) => p.id)).size).toBe(PROVIDERS.length);
     for (const p of PROVIDERS) expect(p.patterns.length, p.id).toBeGreaterThan(0);
   });
+
+  it('has one vendor name per row, unique case-insensitively, that is no other row\'s id', () => {
+    const names = PROVIDERS.map((p) => p.vendor.toLowerCase());
+    expect(new Set(names).size).toBe(PROVIDERS.length);
+    for (const p of PROVIDERS) {
+      expect(p.vendor.trim(), p.id).toBe(p.vendor);
+      expect(PROVIDERS.filter((q) => q.id !== p.id).map((q) => q.id), p.id).not.toContain(p.vendor.toLowerCase());
+    }
+    expect(providerForMx('mx.acme.example').vendor).toBe('acme.example');
+  });
 });
 
 describe('registrableDomain', () => {

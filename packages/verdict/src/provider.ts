@@ -23,7 +23,7 @@ export function registrableDomain(host: string): string {
 
 /**
  * The provider row for an MX host, or a self-hosted row keyed by the host's registrable domain
- * (id and name are that domain), carrying the default politeness and no quirks.
+ * (id, name and vendor are that domain), carrying the default politeness and no quirks.
  */
 export function providerForMx(mxHost: string): ProviderRow {
   const host = normalizeHost(mxHost);
@@ -33,6 +33,7 @@ export function providerForMx(mxHost: string): ProviderRow {
   return {
     id: key,
     name: key,
+    vendor: key,
     kind: 'self_hosted',
     patterns: [key],
     politeness: SELF_HOSTED_POLITENESS,

@@ -13,6 +13,7 @@ import type { ProbeOutcome } from './verdict.ts';
 export const SANDBOX_PROVIDER: ProviderRow = {
   id: 'sandbox',
   name: 'Sandbox',
+  vendor: 'Sandbox',
   kind: 'mailbox_provider',
   patterns: [],
   politeness: { maxConcurrentSessions: 1, newSessionsPerMinute: 60, maxRcptsPerSession: 1 },

@@ -79,6 +79,13 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['DomainListItem', 'DomainDetail', 'ScanResult', 'ChangeRecord', 'WhoisRecord', 'DashboardSummary', 'ApiKey', 'PageMeta', 'ErrorEnvelope', 'ExportJob', 'CreateExportRequest', 'ExportFilters']));
   });
 
+  it('lists the email_gateway values: each vendor by value and id, self-hosted, null MX and none', () => {
+    const param = (doc.paths['/api/v1/domains/']!.get!.parameters as { name: string; description?: string }[]).find((x) => x.name === 'email_gateway');
+    const text = param?.description ?? '';
+    for (const v of ['`Google` (`google`)', '`Microsoft 365` (`microsoft_365`)', '`Mimecast` (`mimecast`)', '`Self-hosted` (`self_hosted`)', '`Null MX` (`null_mx`)', '`none`', 'case-insensitive']) expect(text).toContain(v);
+    expect(text).not.toContain('Google Workspace');
+  });
+
   it('lists exactly the closed list of error codes', () => {
     const envelope = JSON.stringify(doc.components.schemas.ErrorEnvelope);
     for (const code of Object.keys(PORTFOLIO_ERROR_STATUS)) expect(envelope).toContain(`"${code}"`);

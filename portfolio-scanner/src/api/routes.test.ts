@@ -30,6 +30,7 @@ beforeAll(async () => {
   await scan('m1.example.test', new Date(now - 2 * HOUR), { email_gateway: 'Microsoft 365', dmarc: 'v=DMARC1; p=none', dmarc_policy_p: 'none' });
   await scan('n1.example.test', new Date(now - 2 * 24 * HOUR), { email_gateway: null, dmarc: null, dmarc_policy_p: null, spf: null, spf_total_lookups: null });
   await scan('o1.example.test', new Date(now - 30 * 24 * HOUR), { spf_total_lookups: 12 });
+  await scan('x1.example.test', new Date(now - HOUR), { mx: '0 .', email_gateway: 'Null MX' });
   await h.db.collection<WhoisDoc>(COLLECTIONS.portfolioWhois.name).insertOne({
     _id: 'g1.example.test', domain_name: 'g1.example.test', registrar: 'Example Registrar', name_servers: 'ns1.dns.test', registrant_name: null, registrant_org: 'G1', registrant_country: 'DE', registrant_state: null,
     contact_email: null, registrar_abuse_email: 'abuse@registrar.test', registrar_abuse_phone: null, dnssec_status: 'unsigned', whois_status: 'active', whois_server: null,
@@ -84,7 +85,7 @@ describe('GET /api/v1/domains/', () => {
   it('filters by search, email_gateway (name or none), dmarc_status (incl. missing) and keeps other filters on the page links', async () => {
     const names = async (q: string) => (await list(q)).data.map((d: { domain: string }) => d.domain.split('.')[0]);
     expect(await names('?search=M1.')).toEqual(['m1']);
-    expect(await names('?email_gateway=Google%20Workspace')).toEqual(['g1', 'o1']);
+    expect(await names('?email_gateway=Google')).toEqual(['g1', 'o1']);
     expect(await names('?email_gateway=none')).toEqual(['n1', 'u1']);
     expect(await names('?dmarc_status=none')).toEqual(['m1']);
     expect(await names('?dmarc_status=missing')).toEqual(['n1', 'u1']);
@@ -92,15 +93,30 @@ describe('GET /api/v1/domains/', () => {
     expect((await list('?email_gateway=none&limit=1')).meta.next).toContain('email_gateway=none');
   });
 
+  it('email_gateway takes the value the API returns in any case, the vendor id, or the vendor table\'s display name', async () => {
+    const names = async (q: string) => (await list(q)).data.map((d: { domain: string }) => d.domain.split('.')[0]);
+    for (const v of ['google', 'GOOGLE', 'Google', 'google%20(gmail%20%2F%20workspace)']) expect(await names(`?email_gateway=${v}`), v).toEqual(['g1', 'o1']);
+    for (const v of ['microsoft_365', 'microsoft%20365', 'Microsoft%20365']) expect(await names(`?email_gateway=${v}`), v).toEqual(['m1']);
+    expect(await names('?email_gateway=none')).toEqual(['n1', 'u1']);
+    expect(await names('?email_gateway=null_mx')).toEqual([]);
+    expect(await names('?email_gateway=Yahoo')).toEqual([]);
+    // Neither a vendor nor a mail host's domain: a 400 naming what is accepted, not an empty list.
+    const bad = await h.call('GET', '/api/v1/domains/?email_gateway=Gogle', { key: a.key });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body.errors)).toContain('microsoft_365');
+  });
+
   it('on Enterprise Max Premium lists the whole active corpus, with id null for domains the account does not monitor', async () => {
     const premium = await h.account('enterprise_max_premium');
-    await h.call('POST', '/api/v1/domains/', { key: premium.key, body: { domains: ['m1.example.test'] } });
+    await h.call('POST', '/api/v1/domains/', { key: premium.key, body: { domains: ['m1.example.test', 'x1.example.test'] } });
     const all = await list('?limit=5000', premium.key);
     const byName = new Map(all.data.map((d: { domain: string }) => [d.domain, d]));
-    expect(byName.get('g1.example.test')).toMatchObject({ id: null, email_gateway: 'Google Workspace', added_at: null });
+    expect(byName.get('g1.example.test')).toMatchObject({ id: null, email_gateway: 'Google', added_at: null });
     expect(byName.get('m1.example.test')).toMatchObject({ id: 1, email_gateway: 'Microsoft 365' });
     expect(byName.has('b1.example.test')).toBe(true);
     expect((await list('?email_gateway=Microsoft%20365', premium.key)).data.map((d: { domain: string }) => d.domain)).toEqual(['m1.example.test']);
+    expect((await list('?email_gateway=microsoft_365', premium.key)).data.map((d: { domain: string }) => d.domain)).toEqual(['m1.example.test']);
+    expect((await list('?email_gateway=NULL%20MX', premium.key)).data.map((d: { domain: string }) => d.domain)).toEqual(['x1.example.test']);
     // Not on other plans.
     expect((await list('', b.key)).data.map((d: { domain: string }) => d.domain)).toEqual(['b1.example.test']);
   });
@@ -109,7 +125,7 @@ describe('GET /api/v1/domains/', () => {
 describe('one domain', () => {
   it('detail with scan_result, change_history and whois; scan-results; changes paginated; whois', async () => {
     const d = (await h.call('GET', `/api/v1/domains/${ids.g1}/`, { key: a.key })).body.data;
-    expect(d).toMatchObject({ id: ids.g1, domain: 'g1.example.test', tld: 'test', status: 'active', scan_count: 2, email_gateway: 'Google Workspace', dmarc_policy_p: 'reject', notes: null, custom_label: null });
+    expect(d).toMatchObject({ id: ids.g1, domain: 'g1.example.test', tld: 'test', status: 'active', scan_count: 2, email_gateway: 'Google', dmarc_policy_p: 'reject', notes: null, custom_label: null });
     expect(d.scan_result).toMatchObject({ mx: '10 mx1.example.test', previous_mx: '10 old.example.test', scanned_at: d.last_scanned });
     expect(d.change_history).toEqual([expect.objectContaining({ domain_name: 'g1.example.test', field_name: 'mx', old_value: '10 old.example.test', new_value: '10 mx1.example.test' })]);
     expect(d.whois).toMatchObject({ registrar: 'Example Registrar', registration_date: '2010-01-01T00:00:00.000Z', domain_statuses: ['clientTransferProhibited'] });
@@ -159,7 +175,7 @@ describe('dashboard summary', () => {
     }
     for (const g of s.email_gateway_distribution) expect(g.count).toBe((await list(`?email_gateway=${encodeURIComponent(g.gateway_name)}`)).meta.total_count);
     expect(s.email_gateway_distribution).toEqual([
-      { gateway_name: 'Google Workspace', count: 2, percentage: 40 },
+      { gateway_name: 'Google', count: 2, percentage: 40 },
       { gateway_name: 'none', count: 2, percentage: 40 },
       { gateway_name: 'Microsoft 365', count: 1, percentage: 20 },
     ]);

@@ -13,7 +13,10 @@ export const domainItemSchema = z
   .object({
     id: z.number().int().nullable().meta({ description: 'Domain id in the account; null only in the global domain view for a domain the account does not monitor.' }),
     domain: z.string(),
-    email_gateway: z.string().nullable(),
+    email_gateway: z
+      .string()
+      .nullable()
+      .meta({ description: 'Gateway vendor of the most preferred MX host (e.g. `Google`, `Microsoft 365`, `Mimecast`), `Self-hosted`, `Null MX`, or an unknown mail host\'s registrable domain; null: no MX records or not scanned yet. The `email_gateway` filter lists every value.' }),
     dmarc_policy_p: z.enum(['reject', 'quarantine', 'none']).nullable(),
     spf: z.string().nullable(),
     scanned_at: dtN,

@@ -97,6 +97,7 @@ describe('read tools', () => {
     expect(page.data).toMatchObject({ total_count: 3, limit: 2, offset: 0, next_offset: 2 });
     expect((await tool(client, 'list_domains', { limit: 2, offset: 2 })).data.next_offset).toBeUndefined();
     expect((await tool(client, 'list_domains', { email_gateway: 'Microsoft 365' })).data.domains.map((d: Json) => d.domain)).toEqual(['beta.example.test']);
+    expect((await tool(client, 'list_domains', { email_gateway: 'microsoft_365' })).data.domains.map((d: Json) => d.domain)).toEqual(['beta.example.test']);
     expect((await tool(client, 'list_domains', { dmarc_status: 'missing' })).data.domains.map((d: Json) => d.domain)).toEqual(['beta.example.test', 'gamma.example.test']);
     const bad = await tool(client, 'list_domains', { limit: 100_000 });
     expect(bad.result.isError).toBe(true);

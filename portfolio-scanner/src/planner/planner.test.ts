@@ -91,6 +91,34 @@ describe('rescan planner', () => {
     await p.stop();
   });
 
+  it('a shortened interval brings domains planned under the longer one within it; due times within it stay', async () => {
+    const WEEK_S = 7 * 86_400;
+    const HOUR_S = 3_600;
+    const names = Array.from({ length: 12 }, (_, i) => `shrink-${i}.example.test`);
+    const before = new Date(Date.now() - 60_000);
+    await addDomains(h.db, 'acc_shrink', names, { intervalS: WEEK_S, now: before });
+    for (const d of names) await storeScan(h.db, d, slotOf(d, before, WEEK_S), outcome(before), { intervalS: WEEK_S, now: before });
+    const near = 'shrink-near.example.test';
+    await addDomains(h.db, 'acc_shrink', [near], { intervalS: HOUR_S, now: before });
+    await storeScan(h.db, near, slotOf(near, before, HOUR_S), outcome(before), { intervalS: HOUR_S, now: before });
+    const nearDue = (await corpus().findOne({ _id: near }))!.next_scan_at!;
+    const now = new Date();
+    // Planned a week out, most of them past an hour.
+    const dues = async () => new Map((await corpus().find({ _id: { $in: [...names, near] } }).toArray()).map((d) => [d._id, d.next_scan_at!.getTime()]));
+    const planned = await dues();
+    expect([...planned.values()].filter((t) => t > now.getTime() + HOUR_S * 1000).length).toBeGreaterThan(6);
+
+    const p = await h.startPlanner({ REDIS_PREFIX: `${h.redisPrefix}shrink:`, PORTFOLIO_RESCAN_INTERVAL_S: HOUR_S }, { start: false });
+    expect(await p.planner.tick(now)).toMatchObject({ published: 0, republished: 0 });
+    const after = await dues();
+    // Each at its own phase of the new interval; one already due within it keeps its time.
+    for (const d of names) expect(after.get(d), d).toBe(planned.get(d)! <= now.getTime() + HOUR_S * 1000 ? planned.get(d) : slotOf(d, now, HOUR_S) + HOUR_S * 1000);
+    expect(after.get(near)).toBe(nearDue.getTime());
+    await p.stop();
+    // Not monitored any more: the next test's planners own the corpus.
+    await corpus().updateMany({ _id: { $in: [...names, near] } }, { $set: { watchers: 0, next_scan_at: null } });
+  });
+
   it('with a 20 s interval every monitored domain is rescanned once per slot over two intervals, near its due time, while the lease holder dies', async () => {
     const INTERVAL_S = 20;
     const domains = ['pf-google.test', 'pf-m365.test', 'pf-mimecast.test', 'pf-proofpoint.test', 'pf-baddmarc.test', 'acme.test', 'senders.test', 'gone-1.example.test', 'gone-2.example.test', 'gone-3.example.test'];

@@ -21,6 +21,7 @@ import type { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { COLLECTIONS, type CorpusDomainDoc, type PlanTickDoc, type PortfolioScanMessage } from '@dv/contracts';
 import { JetStreamPublisher, type Logger } from '@dv/runtime';
+import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
 import { nextDueAt, slotOf } from '../store/index.ts';
 import { scanMessageId } from '../worker/request.ts';
 import { getStreamMessage, SCAN_SUBJECTS } from '../worker/stream.ts';
@@ -107,6 +108,7 @@ export class Planner {
     const c = this.d.config;
     const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
     const graceMs = Math.min(c.PORTFOLIO_PLAN_GRACE_S * 1000, (c.PORTFOLIO_RESCAN_INTERVAL_S * 1000) / 2);
+    await this.pullIn(now);
     const dueBy = new Date(now.getTime() - c.PORTFOLIO_PLAN_DELAY_MS);
     const due = (await corpus
       .find({ next_scan_at: { $lte: dueBy }, watchers: { $gt: 0 } }, { projection: DUE_PROJECTION })
@@ -177,6 +179,27 @@ export class Planner {
     const republishes = toPublish.filter((m) => m.reason === 'republish');
     if (republishes.length > 0) this.d.log.warn({ domains: republishes.slice(0, 10).map((m) => m.domain), count: republishes.length }, 'scan messages lost; published again');
     return result;
+  }
+
+  /**
+   * Domains whose due time is further away than the interval (planned before
+   * PORTFOLIO_RESCAN_INTERVAL_S was shortened: the store and the planner never write one) get their
+   * next due time under the current interval, each at its own phase, so they are spread over it
+   * rather than due at once. A bounded batch per tick, served by the `next_scan` index (none such:
+   * one index seek); a compare-and-set on the due time read, so a store in between wins.
+   */
+  private async pullIn(now: Date): Promise<number> {
+    const { PORTFOLIO_RESCAN_INTERVAL_S: intervalS, PORTFOLIO_PLAN_BATCH: batch } = this.d.config;
+    const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+    const beyond = new Date(now.getTime() + intervalS * 1000 + PORTFOLIO_DEFAULTS.planPullInMarginMs);
+    const far = await corpus.find({ next_scan_at: { $gt: beyond } }, { projection: { next_scan_at: 1 } }).limit(batch).toArray();
+    if (far.length === 0) return 0;
+    await corpus.bulkWrite(
+      far.map((d) => ({ updateOne: { filter: { _id: d._id, next_scan_at: d.next_scan_at }, update: { $set: { next_scan_at: nextDueAt(d._id, intervalS, now) } } } })),
+      { ordered: false },
+    );
+    this.d.log.info({ domains: far.length, intervalS }, 'due times beyond the rescan interval brought within it');
+    return far.length;
   }
 
   /**

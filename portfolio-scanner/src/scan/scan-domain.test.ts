@@ -60,7 +60,7 @@ describe('scanDomain: every field of a scripted domain', () => {
       bimi: 'v=BIMI1; l=https://pf-google.test/logo.svg; a=',
       srv: '_imaps._tcp 0 1 993 imap.gmail.com, _submission._tcp 0 1 587 smtp.google.com',
       ptr: '127.0.40.3 web1.pf-google.test, 127.0.40.20 web2.pf-google.test',
-      email_gateway: 'Google (Gmail / Workspace)',
+      email_gateway: 'Google',
       tech_in_dns: 'GitHub Pages, Google (Search Console / Workspace), Google Cloud DNS, Google Trust Services, OpenAI',
       mx_server_ipv4: '127.0.11.10',
       mx_server_ipv6: '2001:db8:11::10',
@@ -101,7 +101,7 @@ describe('scanDomain: every field of a scripted domain', () => {
       'pf-m365.test',
       {
         mx: '0 pf-m365-test.mail.protection.outlook.com',
-        email_gateway: 'Microsoft 365 (Exchange Online)',
+        email_gateway: 'Microsoft 365',
         spf_email_senders: 'Microsoft 365',
         dmarc_policy_p: 'quarantine',
         dmarc_rua: 'mailto:rua@dmarc.pf-m365.test',
@@ -138,10 +138,10 @@ describe('scanDomain: every field of a scripted domain', () => {
     ['pf-baddmarc.test', { dmarc: 'v=DMARC1; p=bogus; rua=mailto:x@pf-baddmarc.test', dmarc_policy_p: null, dmarc_rua: 'mailto:x@pf-baddmarc.test' }],
     ['twodmarc.test', { dmarc: 'v=DMARC1; p=none\nv=DMARC1; p=reject; rua=mailto:a@twodmarc.test', dmarc_policy_p: null, dmarc_rua: null }],
     ['sub.orgfallback.test', { dmarc: 'v=DMARC1; p=reject; sp=quarantine; rua=mailto:dmarc@orgfallback.test', dmarc_policy_p: 'quarantine' }],
-    ['acme.test', { dmarc_policy_p: 'reject', dkim_selectors: null, mx: '10 mx1.acme.test', email_gateway: 'acme.test' }],
+    ['acme.test', { dmarc_policy_p: 'reject', dkim_selectors: null, mx: '10 mx1.acme.test', email_gateway: 'Self-hosted' }],
     [
       'nullmx.test',
-      { mx: '0 .', email_gateway: 'none (null MX)', ...nulls(MX_SERVER), spf: 'v=spf1 -all', spf_total_lookups: 0, spf_limit: 'ok', spf_email_senders: null, a_records: '127.0.5.80' },
+      { mx: '0 .', email_gateway: 'Null MX', ...nulls(MX_SERVER), spf: 'v=spf1 -all', spf_total_lookups: 0, spf_limit: 'ok', spf_email_senders: null, a_records: '127.0.5.80' },
     ],
     [
       'aonly.test',

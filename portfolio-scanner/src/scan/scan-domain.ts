@@ -22,6 +22,7 @@ import {
 } from '@dv/mailsec';
 import { scanObservation, type ScanField, type ScanOutcome } from '@dv/contracts';
 import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
+import { gatewayValue } from './gateway-values.ts';
 import { formatIps, formatMx, formatPtr, formatRecords, formatSoa, formatSrv, hostName, joinSorted, sortIps } from './formats.ts';
 import { setDkimFields, setDmarcFields, setSpfFields } from './mail-fields.ts';
 import { OutcomeBuilder } from './outcome.ts';
@@ -92,7 +93,7 @@ export async function scanDomain(domain: string, deps: ScanDeps, options: ScanOp
 
   // Detection.
   const gateway = emailGateway(r.MX.answers);
-  out.set('email_gateway', gateway?.name ?? null, !failed(r.MX));
+  out.set('email_gateway', gatewayValue(domain, gateway), !failed(r.MX));
   const traces = {
     txt,
     mx: r.MX.answers.map((rr) => hostName(rr.exchange)),

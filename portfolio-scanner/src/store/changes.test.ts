@@ -15,7 +15,7 @@ describe('diffScan: which rescans make change records', () => {
     {
       name: 'gateway moved with MX',
       fields: { mx: '10 in.mimecast.test', email_gateway: 'Mimecast' },
-      changes: [['mx', '10 mx1.example.test', '10 in.mimecast.test'], ['email_gateway', 'Google Workspace', 'Mimecast']],
+      changes: [['mx', '10 mx1.example.test', '10 in.mimecast.test'], ['email_gateway', 'Google', 'Mimecast']],
     },
     { name: 'DMARC relaxed', fields: { dmarc: 'v=DMARC1; p=none', dmarc_policy_p: 'none' }, changes: [['dmarc', 'v=DMARC1; p=reject', 'v=DMARC1; p=none'], ['dmarc_policy_p', 'reject', 'none']] },
     { name: 'SPF confirmed gone (NXDOMAIN/NODATA) is a change to null', fields: { spf: null }, changes: [['spf', 'v=spf1 include:_spf.google.com ~all', null]] },
@@ -43,7 +43,7 @@ describe('diffScan: stored result and change tracking', () => {
   it('an unconfirmed field keeps its stored value (never null) in the result', () => {
     const diff = diffScan(first, outcome(T1, { mx: null, mx_server_country: null }, ['mx']), T1);
     expect(diff.result.mx).toBe('10 mx1.example.test');
-    expect(diff.result.email_gateway).toBe('Google Workspace');
+    expect(diff.result.email_gateway).toBe('Google');
     expect(diff.result.scanned_at).toEqual(T1);
     expect(diff.unknown).toEqual([]);
   });
@@ -58,7 +58,7 @@ describe('diffScan: stored result and change tracking', () => {
 
   it('gateway and DMARC policy changes keep their own previous value and date', () => {
     const r = diffScan(first, outcome(T1, { email_gateway: 'Proofpoint', dmarc_policy_p: 'quarantine', dmarc: 'v=DMARC1; p=quarantine' }), T1).result;
-    expect(r).toMatchObject({ previous_email_gateway: 'Google Workspace', gateway_changed_date: T1, previous_dmarc_p: 'reject', dmarc_p_changed_date: T1, previous_mx: null, mx_changed_date: null });
+    expect(r).toMatchObject({ previous_email_gateway: 'Google', gateway_changed_date: T1, previous_dmarc_p: 'reject', dmarc_p_changed_date: T1, previous_mx: null, mx_changed_date: null });
   });
 
   it('a field unconfirmed since the first scan is unknown, and its first confirmed answer is no change', () => {

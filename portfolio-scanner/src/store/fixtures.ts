@@ -4,7 +4,7 @@ import { scanObservation, type ScanField, type ScanObservation, type ScanOutcome
 
 export const BASE_SCAN: Partial<ScanObservation> = {
   mx: '10 mx1.example.test',
-  email_gateway: 'Google Workspace',
+  email_gateway: 'Google',
   spf: 'v=spf1 include:_spf.google.com ~all',
   dmarc: 'v=DMARC1; p=reject',
   dmarc_policy_p: 'reject',

@@ -82,8 +82,8 @@ describe('storeScan', () => {
     expect(r).toEqual({ stored: true, changes: [] });
     expect(await changesOf(d)).toEqual([]);
     const doc = await corpus().findOne({ _id: d });
-    expect(doc?.result).toMatchObject({ mx: '10 mx1.example.test', email_gateway: 'Google Workspace', ns: 'ns1.dns.test,ns2.dns.test', scanned_at: at(1) });
-    expect(await accountDoc('acc_1', d)).toMatchObject({ email_gateway: 'Google Workspace' });
+    expect(doc?.result).toMatchObject({ mx: '10 mx1.example.test', email_gateway: 'Google', ns: 'ns1.dns.test,ns2.dns.test', scanned_at: at(1) });
+    expect(await accountDoc('acc_1', d)).toMatchObject({ email_gateway: 'Google' });
   });
 
   it('storing the same slot twice writes once; an older slot after a newer one writes nothing', async () => {
@@ -129,7 +129,7 @@ describe('storeScan', () => {
     await storeScan(db, d, slot, outcome(T0, { dmarc: null, dmarc_policy_p: null, spf_total_lookups: 12 }), { intervalS: INTERVAL_S, now: T0 });
     for (const account of ['acc_a', 'acc_b']) {
       expect(await accountDoc(account, d)).toMatchObject({
-        email_gateway: 'Google Workspace',
+        email_gateway: 'Google',
         dmarc_policy_p: null,
         spf: 'v=spf1 include:_spf.google.com ~all',
         spf_total_lookups: 12,
@@ -212,7 +212,7 @@ describe('storeScans (a worker\'s group of scans in one transaction)', () => {
     expect((await accountDoc('acc_f1', q))?.scanned_at).toEqual(tq);
     expect((await accountDoc('acc_f3', q))?.scanned_at).toEqual(T0);
     expect(await accountDoc('acc_f1', r)).toMatchObject({ scanned_at: at(1), spf_total_lookups: 12, needs_attention: true, spf_status: 'over_limit' });
-    expect(await accountDoc('acc_f1', p)).toMatchObject({ email_gateway: 'Google Workspace', needs_attention: false, spf_status: 'valid' });
+    expect(await accountDoc('acc_f1', p)).toMatchObject({ email_gateway: 'Google', needs_attention: false, spf_status: 'valid' });
   });
 
   it('two groups holding the same domain and slot, stored at once, write it once', async () => {

@@ -12,6 +12,7 @@ import {
   type ScanOutcome,
 } from '@dv/contracts';
 import { diffScan, type FieldChange } from './changes.ts';
+import { withCurrentGateway } from './gateway-migration.ts';
 import { nextDueAt } from './schedule.ts';
 import { tldOf } from './names.ts';
 
@@ -87,7 +88,8 @@ export async function storeScans(db: Db, scans: readonly ScanToStore[], opts: St
         }
         const { outcome } = scans[index] as ScanToStore;
         // A change is dated by the scan that saw it, not by when the store ran.
-        pending.push({ index, prev, diff: diffScan(prev?.result ?? null, outcome, outcome.observation.scanned_at, prev?.unknown_fields ?? []) });
+        const before = prev?.result ? withCurrentGateway(domain, prev.result) : null;
+        pending.push({ index, prev, diff: diffScan(before, outcome, outcome.observation.scanned_at, prev?.unknown_fields ?? []) });
       }
       const changeCount = pending.reduce((n, p) => n + p.diff.changes.length, 0);
       let nextId = changeCount > 0 ? (await takeChangeIds(db, session, changeCount)) : 0;

@@ -3,6 +3,10 @@
 // ones. A pattern matches the MX host itself or any host under it ("google.com" matches
 // "alt1.aspmx.l.google.com"). Politeness numbers are design.md's reference defaults.
 //
+// vendor: the short, stable name the portfolio API reports as `email_gateway` and filters by
+// (docs/portfolio-scanner.md "Gateway values"); unique, also case-insensitively; `name` is the
+// longer display string the lookup tools show.
+//
 // kind: mailbox_provider = hosts people's mailboxes; security_gateway = filters mail in front of
 // another server (its RCPT answer may come from a directory sync or not at all); hosting = a web
 // host's shared mail service.
@@ -16,6 +20,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'google',
     name: 'Google (Gmail / Workspace)',
+    vendor: 'Google',
     kind: 'mailbox_provider',
     patterns: ['google.com', 'googlemail.com', 'smtp.google.com'],
     politeness: { ...DEFAULT_POLITENESS, newSessionsPerMinute: 10 },
@@ -26,6 +31,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'microsoft_consumer',
     name: 'Microsoft Outlook.com / Hotmail',
+    vendor: 'Outlook.com',
     kind: 'mailbox_provider',
     // hotmail-com.olc.protection.outlook.com, outlook-com.olc.protection.outlook.com
     patterns: ['olc.protection.outlook.com'],
@@ -36,6 +42,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'microsoft_365',
     name: 'Microsoft 365 (Exchange Online)',
+    vendor: 'Microsoft 365',
     kind: 'mailbox_provider',
     // tenant-com.mail.protection.outlook.com; newer tenants use <tenant>.<x>.mx.microsoft
     patterns: ['mail.protection.outlook.com', 'protection.outlook.com', 'mx.microsoft'],
@@ -45,6 +52,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'yahoo',
     name: 'Yahoo / AOL',
+    vendor: 'Yahoo',
     kind: 'mailbox_provider',
     // mta5.am0.yahoodns.net, mx-aol.mail.gm0.yahoodns.net
     patterns: ['yahoodns.net', 'yahoo.com', 'aol.com'],
@@ -55,6 +63,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'apple',
     name: 'Apple iCloud Mail',
+    vendor: 'iCloud',
     kind: 'mailbox_provider',
     patterns: ['mail.icloud.com', 'icloud.com', 'me.com'],
     politeness: DEFAULT_POLITENESS,
@@ -63,6 +72,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'zoho',
     name: 'Zoho Mail',
+    vendor: 'Zoho',
     kind: 'mailbox_provider',
     patterns: ['zoho.com', 'zoho.eu', 'zoho.in', 'zoho.com.au', 'zoho.jp', 'zohomail.com'],
     politeness: DEFAULT_POLITENESS,
@@ -71,6 +81,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'proton',
     name: 'Proton Mail',
+    vendor: 'Proton',
     kind: 'mailbox_provider',
     patterns: ['protonmail.ch', 'protonmail.com', 'proton.me'],
     politeness: DEFAULT_POLITENESS,
@@ -79,6 +90,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'fastmail',
     name: 'Fastmail',
+    vendor: 'Fastmail',
     kind: 'mailbox_provider',
     patterns: ['messagingengine.com', 'fastmail.com'],
     politeness: DEFAULT_POLITENESS,
@@ -87,6 +99,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'gmx_webde',
     name: 'GMX / WEB.DE (1&1 Mail & Media)',
+    vendor: 'GMX / WEB.DE',
     kind: 'mailbox_provider',
     patterns: ['gmx.net', 'gmx.de', 'gmx.com', 'web.de', 'mail.com'],
     politeness: DEFAULT_POLITENESS,
@@ -95,6 +108,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'mailru',
     name: 'Mail.ru',
+    vendor: 'Mail.ru',
     kind: 'mailbox_provider',
     patterns: ['mail.ru'],
     politeness: DEFAULT_POLITENESS,
@@ -103,6 +117,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'yandex',
     name: 'Yandex Mail',
+    vendor: 'Yandex',
     kind: 'mailbox_provider',
     patterns: ['yandex.ru', 'yandex.net', 'yandex.com'],
     politeness: DEFAULT_POLITENESS,
@@ -111,6 +126,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'mimecast',
     name: 'Mimecast',
+    vendor: 'Mimecast',
     kind: 'security_gateway',
     patterns: ['mimecast.com', 'mimecast.co.za', 'mimecast-offshore.com'],
     politeness: DEFAULT_POLITENESS,
@@ -119,6 +135,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'proofpoint',
     name: 'Proofpoint',
+    vendor: 'Proofpoint',
     kind: 'security_gateway',
     patterns: ['pphosted.com', 'ppe-hosted.com', 'ppops.net'],
     politeness: DEFAULT_POLITENESS,
@@ -127,6 +144,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'barracuda',
     name: 'Barracuda Email Security',
+    vendor: 'Barracuda',
     kind: 'security_gateway',
     patterns: ['barracudanetworks.com', 'barracuda.com', 'cudamail.com'],
     politeness: DEFAULT_POLITENESS,
@@ -135,6 +153,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'cisco',
     name: 'Cisco Secure Email (IronPort)',
+    vendor: 'Cisco',
     kind: 'security_gateway',
     patterns: ['iphmx.com'],
     politeness: DEFAULT_POLITENESS,
@@ -143,6 +162,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'broadcom',
     name: 'Broadcom / Symantec Email Security.cloud (MessageLabs)',
+    vendor: 'Broadcom',
     kind: 'security_gateway',
     patterns: ['messagelabs.com'],
     politeness: DEFAULT_POLITENESS,
@@ -151,6 +171,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'trendmicro',
     name: 'Trend Micro Email Security',
+    vendor: 'Trend Micro',
     kind: 'security_gateway',
     patterns: ['tmes.trendmicro.com', 'tmes.trendmicro.eu', 'tmes-anz.trendmicro.com', 'trendmicro.com'],
     politeness: DEFAULT_POLITENESS,
@@ -159,6 +180,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'sophos',
     name: 'Sophos Email',
+    vendor: 'Sophos',
     kind: 'security_gateway',
     patterns: ['hydra.sophos.com', 'sophos.com'],
     politeness: DEFAULT_POLITENESS,
@@ -167,6 +189,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'forcepoint',
     name: 'Forcepoint Email Security',
+    vendor: 'Forcepoint',
     kind: 'security_gateway',
     patterns: ['mailcontrol.com'],
     politeness: DEFAULT_POLITENESS,
@@ -175,6 +198,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'ovh',
     name: 'OVHcloud',
+    vendor: 'OVHcloud',
     kind: 'hosting',
     patterns: ['mail.ovh.net', 'ovh.net'],
     politeness: DEFAULT_POLITENESS,
@@ -183,6 +207,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
   {
     id: 'ionos',
     name: 'IONOS (1&1)',
+    vendor: 'IONOS',
     kind: 'hosting',
     patterns: ['kundenserver.de', 'ionos.de', 'ionos.com', 'ionos.co.uk', 'ionos.es', 'ionos.fr', 'ionos.it', 'perfora.net', '1and1.com'],
     politeness: DEFAULT_POLITENESS,

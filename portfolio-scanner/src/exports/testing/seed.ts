@@ -21,7 +21,7 @@ import {
 // portfolio-api benchmark, where adding and scanning that many domains would take an hour.
 
 const HOUR_MS = 3_600_000;
-const GATEWAYS = ['Google Workspace', 'Microsoft 365', 'Mimecast', 'Proofpoint', null] as const;
+const GATEWAYS = ['Google', 'Microsoft 365', 'Mimecast', 'Proofpoint', null] as const;
 const DMARC = ['reject', 'quarantine', 'none', null] as const;
 
 export interface SeedOptions {
@@ -40,7 +40,7 @@ function result(i: number, at: Date): ScanResult {
   return {
     ...blank,
     scanned_at: at,
-    mx: gw === 'Google Workspace' ? '1 aspmx.l.google.com' : gw === 'Microsoft 365' ? `0 d${i}-seed-test.mail.protection.outlook.com` : `10 mx${i % 3}.seed.test`,
+    mx: gw === 'Google' ? '1 aspmx.l.google.com' : gw === 'Microsoft 365' ? `0 d${i}-seed-test.mail.protection.outlook.com` : `10 mx${i % 3}.seed.test`,
     email_gateway: gw,
     spf: i % 23 === 0 ? null : `v=spf1 include:_spf.google.com include:spf${i % 7}.seed.test ~all`,
     spf_total_lookups: i % 23 === 0 ? null : lookups,
