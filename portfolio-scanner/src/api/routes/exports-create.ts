@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { exportRequestSchema, queueExport } from '../../exports/index.ts';
+import { exportLimits, exportRequestSchema, queueExport } from '../../exports/index.ts';
 import { ok, okSchema } from '../envelope.ts';
 import { errorResponse } from '../errors.ts';
 import { defineRoute } from '../route.ts';
@@ -30,7 +30,7 @@ export const createExport = defineRoute({
     '409': errorResponse('too_many_exports: the account already has the most exports queued or in progress.'),
   },
   handle: async ({ ctx, caller, input, req }) => {
-    const q = await queueExport({ db: ctx.db, maxPending: ctx.exports.maxPending }, caller.account, input.body);
+    const q = await queueExport({ db: ctx.db, limits: exportLimits(caller.plan) }, caller.account, input.body);
     return ok({ task_id: q.task_id, status: q.status }, { export_id: q.id, poll: apiUrl(req, '/api/v1/exports/') }, 202);
   },
 });

@@ -57,7 +57,7 @@ export async function startHarness(label: string, opts: { trustedProxies?: strin
       scanRequests.push([...domains]);
     },
     lastUsedThrottleMs: 0,
-    exports: { secret: EXPORT_SECRET, linkTtlS: 3600, maxPending: 5 },
+    exports: { secret: EXPORT_SECRET, linkTtlS: 3600 },
   };
   // The MCP connector and its OAuth server, mounted before the API as main.ts mounts them.
   if (opts.connector) mountPortfolioConnector(app, ctx, connectorOAuth({ db: mongo.db, redis: redisDep.redis, log, baseUrl: url, sealSecret: EXPORT_SECRET, redisPrefix }));
