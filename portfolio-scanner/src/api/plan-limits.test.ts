@@ -130,6 +130,35 @@ describe('exports', () => {
   });
 });
 
+describe('stored bytes at completion', () => {
+  it('two exports finishing at once cannot both take the account past its stored bytes: one completes, the other ends failed naming the limit (its file deleted)', async () => {
+    const c = await h.account('enterprise');
+    await seedDomains(c.accountId, 3, 'active');
+    const settings = { concurrency: 1, pollMs: 50, leaseMs: 30_000, maxAttempts: 3, batchRows: 10, chunkBytes: 1024, ttlS: 3600, pdfMaxRows: 3, sweepIntervalMs: 3_600_000 };
+    const workers = [0, 1].map(() => new ExportWorker(h.db, createLogger('limits-test', 'silent'), settings));
+    const run = async (w: ExportWorker, taskId: string) => {
+      await exportsOf().updateOne({ _id: taskId }, { $set: { status: 'processing', worker: w.id, attempts: 1, lease_until: new Date(Date.now() + 60_000) } });
+      await w.run((await exportsOf().findOne({ _id: taskId }))!);
+    };
+    // One file's size, measured, then given back.
+    const probe = await queueExport({ db: h.db, limits: { maxPending: 3, maxStored: 20, maxStorageBytes: GIB, maxRows: 100, planLabel: 'Enterprise' } }, { _id: c.accountId }, {});
+    await run(workers[0]!, probe.task_id);
+    const size = (await exportsOf().findOne({ _id: probe.task_id }))!.file_size;
+    expect(size).toBeGreaterThan(0);
+    await exportsOf().deleteOne({ _id: probe.task_id });
+
+    const limits = { maxPending: 3, maxStored: 20, maxStorageBytes: Math.floor(size * 1.5), maxRows: 100, planLabel: 'Enterprise' };
+    const q = [await queueExport({ db: h.db, limits }, { _id: c.accountId }, {}), await queueExport({ db: h.db, limits }, { _id: c.accountId }, {})];
+    await Promise.all(q.map((x, i) => run(workers[i]!, x.task_id)));
+    const done = await exportsOf().find({ account_id: c.accountId }).sort({ id: 1 }).toArray();
+    expect(done.map((e) => e.status).sort()).toEqual(['completed', 'failed']);
+    const failed = done.find((e) => e.status === 'failed')!;
+    expect(failed.error).toContain('would pass the plan\'s');
+    expect(failed.pending_slot).toBeUndefined();
+    expect(await h.db.collection('portfolio_export_files.files').countDocuments({ 'metadata.task_id': { $in: q.map((x) => x.task_id) } })).toBe(1);
+  });
+});
+
 describe('domains', () => {
   it('parallel adds never take an account past the plan\'s 10,000 domains; over it, 409 domain_limit_reached naming the limit; names already listed still answer', async () => {
     const c = await h.account('enterprise');

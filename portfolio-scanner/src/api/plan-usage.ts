@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { PortfolioPlan } from '@dv/contracts';
+import type { AccountDomainStatus, PortfolioPlan } from '@dv/contracts';
 import { exportsColl, exportUsage } from '../exports/index.ts';
 import { DomainLimitReached } from '../store/index.ts';
 import { PortfolioError } from './errors.ts';
@@ -17,6 +17,9 @@ export function domainLimitError(err: unknown, plan: PortfolioPlan): unknown {
   );
 }
 
+// Two ranges of the account_status index, counted without reading a document.
+const LISTED: AccountDomainStatus[] = ['active', 'inactive'];
+
 export interface Used {
   used: number;
   limit: number;
@@ -30,7 +33,7 @@ export interface PlanUsage {
 }
 
 export async function planUsage(db: Db, accountId: string, plan: PortfolioPlan): Promise<PlanUsage> {
-  const [listed, ex] = await Promise.all([domains(db).countDocuments({ account_id: accountId, status: { $ne: 'removed' } }), exportUsage(exportsColl(db), accountId)]);
+  const [listed, ex] = await Promise.all([domains(db).countDocuments({ account_id: accountId, status: { $in: LISTED } }), exportUsage(exportsColl(db), accountId)]);
   return {
     domains: { used: listed, limit: plan.maxDomains },
     exports_pending: { used: ex.pending, limit: plan.maxPendingExports },
