@@ -171,8 +171,6 @@ export const PORTFOLIO_DEFAULTS = {
   exportTtlS: 7 * 86_400,
   /** A signed file link is valid this long from the moment the list shows it (at most until the file expires). */
   exportLinkTtlS: 3_600,
-  /** Exports one account may have queued or in progress at once. */
-  exportMaxPending: 5,
   /** Domains listed in a pdf report at most (the csv and zip exports have them all). */
   exportPdfMaxRows: 10_000,
   /** How often a worker fails abandoned exports and deletes expired ones. */

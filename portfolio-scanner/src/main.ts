@@ -56,7 +56,7 @@ await runService({
         await requestScan(nats!.nc, domains, { intervalS: config.PORTFOLIO_RESCAN_INTERVAL_S });
       },
       lastUsedThrottleMs: PORTFOLIO_DEFAULTS.apiKeyLastUsedThrottleMs,
-      exports: { secret: exportKey.secret, linkTtlS: config.PORTFOLIO_EXPORT_LINK_TTL_S, maxPending: PORTFOLIO_DEFAULTS.exportMaxPending },
+      exports: { secret: exportKey.secret, linkTtlS: config.PORTFOLIO_EXPORT_LINK_TTL_S },
       publicBaseUrl: config.PUBLIC_BASE_URL,
     };
     // The MCP connector and its OAuth server (src/mcp), before the API's 404 and error handler.

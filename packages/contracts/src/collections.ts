@@ -183,6 +183,10 @@ export const COLLECTIONS = {
       { key: { status: 1, created_at: 1 }, name: 'status_created' },
       // The sweeper: finished exports past their expiry.
       { key: { expires_at: 1 }, name: 'expires' },
+      // The plan's limits as places an export holds (ExportDoc.pending_slot, stored_slot): two
+      // requests racing for the last place cannot both insert, whatever the replicas.
+      { key: { account_id: 1, pending_slot: 1 }, name: 'account_pending_slot', unique: true, partialFilterExpression: { pending_slot: { $type: 'number' } } },
+      { key: { account_id: 1, stored_slot: 1 }, name: 'account_stored_slot', unique: true, partialFilterExpression: { stored_slot: { $type: 'number' } } },
     ],
   },
   // The GridFS bucket of export files (EXPORT_FILES_BUCKET), made here with the indexes the driver

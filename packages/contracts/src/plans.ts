@@ -48,13 +48,41 @@ export interface PortfolioPlan {
   callsPerDay: number;
   /** GET /api/v1/domains/ lists the whole active corpus, not only the account's domains. */
   globalDomainView: boolean;
+  /** Domains in the account's list (active and inactive; removed ones do not count): each active one is rescanned daily for everyone's workers. */
+  maxDomains: number;
+  /** Exports of the account queued or in progress at once. */
+  maxPendingExports: number;
+  /** Exports the account keeps (any status, until they expire), their files included. */
+  maxStoredExports: number;
+  /** Bytes of the account's stored export files together. */
+  maxExportStorageBytes: number;
+  /** Rows (domains read) of one csv, zip or diff export; pdf tables have their own cut. */
+  maxExportRows: number;
 }
 
+// The stored-data limits keep one tenant from pushing everyone's rescans behind (domains) or
+// filling MongoDB (exports); every limit below is enforced atomically under concurrency
+// (docs/portfolio-scanner.md "Plan limits").
+const GIB = 1024 ** 3;
+
 export const PORTFOLIO_PLANS: Readonly<Record<PortfolioPlanName, PortfolioPlan>> = {
-  business: { name: 'business', label: 'Business', apiAccess: false, requestsPerMinute: 0, callsPerDay: 0, globalDomainView: false },
-  enterprise: { name: 'enterprise', label: 'Enterprise', apiAccess: true, requestsPerMinute: 100, callsPerDay: 10_000, globalDomainView: false },
-  enterprise_max: { name: 'enterprise_max', label: 'Enterprise Max', apiAccess: true, requestsPerMinute: 500, callsPerDay: 50_000, globalDomainView: false },
-  enterprise_max_premium: { name: 'enterprise_max_premium', label: 'Enterprise Max Premium', apiAccess: true, requestsPerMinute: 2_000, callsPerDay: 200_000, globalDomainView: true },
+  business: { name: 'business', label: 'Business', apiAccess: false, requestsPerMinute: 0, callsPerDay: 0, globalDomainView: false, maxDomains: 1_000, maxPendingExports: 2, maxStoredExports: 10, maxExportStorageBytes: GIB / 4, maxExportRows: 10_000 },
+  enterprise: { name: 'enterprise', label: 'Enterprise', apiAccess: true, requestsPerMinute: 100, callsPerDay: 10_000, globalDomainView: false, maxDomains: 10_000, maxPendingExports: 3, maxStoredExports: 20, maxExportStorageBytes: GIB, maxExportRows: 20_000 },
+  enterprise_max: { name: 'enterprise_max', label: 'Enterprise Max', apiAccess: true, requestsPerMinute: 500, callsPerDay: 50_000, globalDomainView: false, maxDomains: 50_000, maxPendingExports: 5, maxStoredExports: 50, maxExportStorageBytes: 5 * GIB, maxExportRows: 100_000 },
+  enterprise_max_premium: {
+    name: 'enterprise_max_premium',
+    label: 'Enterprise Max Premium',
+    apiAccess: true,
+    requestsPerMinute: 2_000,
+    callsPerDay: 200_000,
+    globalDomainView: true,
+    maxDomains: 100_000,
+    maxPendingExports: 10,
+    maxStoredExports: 100,
+    maxExportStorageBytes: 20 * GIB,
+    // The global scope exports the whole corpus.
+    maxExportRows: 2_000_000,
+  },
 };
 
 /** Active portfolio API keys an account may hold at once (portfolio spec: Authentication item 2). */

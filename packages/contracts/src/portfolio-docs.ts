@@ -163,6 +163,10 @@ export const PORTFOLIO_COUNTERS = {
   apiKeys: (accountId: string) => `portfolio_keys:${accountId}`,
   /** The last export id given out in an account. */
   exports: (accountId: string) => `portfolio_exports:${accountId}`,
+  /** Written first by each transaction that checks the account's stored export bytes (their order). */
+  exportStorage: (accountId: string) => `portfolio_export_storage:${accountId}`,
+  /** Written first by each transaction that adds domains to the account under its plan's limit (their order). */
+  domainsLimit: (accountId: string) => `portfolio_domains_limit:${accountId}`,
 } as const;
 
 /** RFC 7208 section 4.6.4: more DNS-querying mechanisms than this make SPF a permerror. */

@@ -62,4 +62,13 @@ export interface ExportDoc {
   completed_at: Date | null;
   /** The record and its file are deleted after this (the export sweeper; finished exports only). */
   expires_at: Date | null;
+  /** Its place among the account's pending exports (0 to the plan's maxPendingExports - 1; unique per
+   * account), unset when it completes or fails. */
+  pending_slot?: number;
+  /** Its place among the account's stored exports (unique per account), held until it is deleted. */
+  stored_slot?: number;
+  /** The plan's limits when it was queued: rows read at most, and bytes of the account's export
+   * files together at most (the worker fails the export rather than pass either). */
+  max_rows?: number;
+  max_storage_bytes?: number;
 }

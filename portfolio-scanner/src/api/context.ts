@@ -20,8 +20,8 @@ export interface ApiContext {
   lastUsedThrottleMs: number;
   /** Authenticated keys remembered in process (key-cache.ts); without it every call reads MongoDB. */
   keyCache?: PortfolioKeyCache;
-  /** Exports (src/exports): the file-link key, how long a link lasts, pending exports per account. */
-  exports: { secret: string; linkTtlS: number; maxPending: number };
+  /** Exports (src/exports): the file-link key and how long a link lasts (the limits are the plan's). */
+  exports: { secret: string; linkTtlS: number };
   /** PUBLIC_BASE_URL: every link the API answers (root links, next/previous, file_url, poll) and the OpenAPI `servers` entry. */
   publicBaseUrl: string;
 }

@@ -12,14 +12,15 @@ export interface StatusChange {
   scanNow: string[];
 }
 
-export async function setDomainStatus(db: Db, doc: AccountDomainDoc, target: AccountDomainStatus, intervalS: number): Promise<StatusChange> {
+/** `maxDomains`: the plan's domains per account, for a removed domain coming back (DomainLimitReached past it). */
+export async function setDomainStatus(db: Db, doc: AccountDomainDoc, target: AccountDomainStatus, intervalS: number, maxDomains?: number): Promise<StatusChange> {
   if (doc.status === target) return { scanNow: [] };
   if (target === 'removed') {
     await removeDomain(db, doc.account_id, doc.id);
     return { scanNow: [] };
   }
   if (target === 'active') {
-    const r = await addDomains(db, doc.account_id, [doc.domain], { intervalS });
+    const r = await addDomains(db, doc.account_id, [doc.domain], { intervalS, maxDomains });
     return { scanNow: r.domains.filter((d) => d.scan_now).map((d) => d.domain) };
   }
   const accounts = db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name);

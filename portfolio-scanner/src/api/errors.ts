@@ -27,6 +27,10 @@ export const PORTFOLIO_ERROR_STATUS = {
   key_limit_reached: 409,
   /** Queueing an export while the account already has the most exports queued or in progress. */
   too_many_exports: 409,
+  /** Queueing an export past the plan's stored exports, stored bytes or rows per export (the detail names which). */
+  export_limit_reached: 409,
+  /** Adding domains past the plan's domains per account. */
+  domain_limit_reached: 409,
   payload_too_large: 413,
   /** Per-minute limit of the key or daily quota of the account used up (spec). */
   rate_limit_exceeded: 429,

@@ -6,10 +6,20 @@ import { z } from 'zod';
 
 export const PAGE_LIMIT_DEFAULT = 250;
 export const PAGE_LIMIT_MAX = 5_000;
+/** A page is found by skipping `offset` index entries, so a deep page costs its depth; deeper
+ * than this, filters (or an export) get there cheaper. Covers the largest plan's own list. */
+export const PAGE_OFFSET_MAX = 100_000;
+const OFFSET_MAX_TEXT = PAGE_OFFSET_MAX.toLocaleString('en-US');
 
 export const pageQuery = {
   limit: z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT).meta({ description: `Results per request (default ${PAGE_LIMIT_DEFAULT}, max ${PAGE_LIMIT_MAX}).` }),
-  offset: z.coerce.number().int().min(0).max(10_000_000).default(0).meta({ description: 'Starting position.' }),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(PAGE_OFFSET_MAX, { error: `at most ${OFFSET_MAX_TEXT}; deeper, narrow the list with filters or use an export` })
+    .default(0)
+    .meta({ description: `Starting position, 0-${OFFSET_MAX_TEXT} (deeper: narrow with filters, or export).` }),
 };
 
 export const pageMetaSchema = z

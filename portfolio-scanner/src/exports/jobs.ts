@@ -1,9 +1,11 @@
-import type { Db, ObjectId } from 'mongodb';
+import type { ClientSession, Db, ObjectId } from 'mongodb';
 import { COLLECTIONS, newId, PORTFOLIO_COUNTERS, PORTFOLIO_PLANS, type CounterDoc, type ExportDoc, type PortfolioPlanName } from '@dv/contracts';
 import { invalidInput } from '../api/envelope.ts';
 import { PortfolioError } from '../api/errors.ts';
 import { zodIssues } from '@dv/runtime';
 import { exportRequestSchema, normalizeParameters, type ExportRequest } from './params.ts';
+import { checkPlaces, checkRows, checkStorage, exportUsage, insertWithinLimits, otherFilesBytes, storageExceeded, type ExportLimits } from './quota.ts';
+import { countDomains } from './rows.ts';
 import { deleteFile } from './sink.ts';
 import type { z } from 'zod';
 
@@ -17,8 +19,8 @@ export const exportsColl = (db: Db) => db.collection<ExportDoc>(COLLECTIONS.port
 
 export interface QueueContext {
   db: Db;
-  /** Exports of one account queued or processing at once, at most (PORTFOLIO_DEFAULTS.exportMaxPending). */
-  maxPending: number;
+  /** The caller's plan's limits (quota.ts exportLimits). */
+  limits: ExportLimits;
 }
 
 export interface QueuedExport {
@@ -30,7 +32,8 @@ export interface QueuedExport {
 /**
  * Queues an export for `account` (the REST route and the MCP connector's "queue a CSV export"
  * tool). `params` is the request body as a client sent it (validated here: PortfolioError
- * `validation_error` when it is not valid, `too_many_exports` over the pending limit).
+ * `validation_error` when it is not valid; `too_many_exports` or `export_limit_reached` past the
+ * plan's limits, quota.ts).
  */
 export async function queueExport(ctx: QueueContext, account: { _id: string; portfolio_plan?: PortfolioPlanName | null }, params: z.input<typeof exportRequestSchema> | ExportRequest = {}, now = new Date()): Promise<QueuedExport> {
   const parsed = exportRequestSchema.safeParse(params);
@@ -39,10 +42,13 @@ export async function queueExport(ctx: QueueContext, account: { _id: string; por
   if (parameters.scope === 'global' && !PORTFOLIO_PLANS[account.portfolio_plan ?? 'business']?.globalDomainView) {
     throw new PortfolioError('validation_error', 'body.scope: the global domain view is part of the Enterprise Max Premium plan; use scope account.');
   }
-  const pending = await exportsColl(ctx.db).countDocuments({ account_id: account._id, status: { $in: ['queued', 'processing'] } });
-  if (pending >= ctx.maxPending) {
-    throw new PortfolioError('too_many_exports', `This account already has ${pending} exports queued or in progress (at most ${ctx.maxPending}); wait for one to finish (GET /api/v1/exports/).`);
-  }
+  const limits = ctx.limits;
+  const usage = await exportUsage(exportsColl(ctx.db), account._id);
+  // Cheap refusals first (no id taken); insertWithinLimits decides under concurrency.
+  checkPlaces(limits, usage);
+  checkStorage(limits, usage);
+  // pdf cuts its own table; the others write every row they match.
+  if (type !== 'pdf') checkRows(limits, await countDomains(ctx.db, { accountId: account._id, parameters, batchRows: 0 }));
   const counter = await ctx.db.collection<CounterDoc>(COLLECTIONS.counters.name).findOneAndUpdate({ _id: PORTFOLIO_COUNTERS.exports(account._id) }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
   const doc: ExportDoc = {
     _id: newId('export', now.getTime()),
@@ -66,8 +72,10 @@ export async function queueExport(ctx: QueueContext, account: { _id: string; por
     started_at: null,
     completed_at: null,
     expires_at: null,
+    max_rows: limits.maxRows,
+    max_storage_bytes: limits.maxStorageBytes,
   };
-  await exportsColl(ctx.db).insertOne(doc);
+  await insertWithinLimits(exportsColl(ctx.db), doc, limits);
   return { task_id: doc._id, status: 'queued', id: doc.id };
 }
 
@@ -89,8 +97,11 @@ export class LeaseLost extends Error {
 
 const held = (job: ExportDoc, worker: string) => ({ _id: job._id, worker, status: 'processing' as const });
 
-async function update(db: Db, job: ExportDoc, worker: string, set: Partial<ExportDoc>): Promise<void> {
-  const r = await exportsColl(db).updateOne(held(job, worker), { $set: set });
+// A finished export gives its pending place back in the same write that finishes it.
+const FINISHED = { pending_slot: '' } as const;
+
+async function update(db: Db, job: ExportDoc, worker: string, set: Partial<ExportDoc>, unset?: typeof FINISHED, session?: ClientSession): Promise<void> {
+  const r = await exportsColl(db).updateOne(held(job, worker), unset ? { $set: set, $unset: unset } : { $set: set }, { session });
   if (r.matchedCount === 0) throw new LeaseLost(job._id);
 }
 
@@ -102,12 +113,34 @@ export function renewLease(db: Db, job: ExportDoc, worker: string, leaseMs: numb
   return update(db, job, worker, { lease_until: new Date(now.getTime() + leaseMs), rows_done: rowsDone });
 }
 
-export function completeExport(db: Db, job: ExportDoc, worker: string, r: { rowCount: number; fileSize: number }, ttlS: number, now = new Date()): Promise<void> {
-  return update(db, job, worker, { status: 'completed', row_count: r.rowCount, file_size: r.fileSize, rows_done: job.rows_expected ?? r.rowCount, completed_at: now, lease_until: null, expires_at: new Date(now.getTime() + ttlS * 1000) });
+/**
+ * Completes the export; one whose file would take the account's export files past the bytes it
+ * was queued with throws ExportLimitExceeded instead. Completions of one account run one at a
+ * time for that check: each first writes the account's storage document in its transaction, so a
+ * second one completing meanwhile conflicts, is retried, and then counts the first one's file.
+ */
+export async function completeExport(db: Db, job: ExportDoc, worker: string, r: { rowCount: number; fileSize: number }, ttlS: number, now = new Date()): Promise<void> {
+  const set: Partial<ExportDoc> = { status: 'completed', row_count: r.rowCount, file_size: r.fileSize, rows_done: job.rows_expected ?? r.rowCount, completed_at: now, lease_until: null, expires_at: new Date(now.getTime() + ttlS * 1000) };
+  if (job.max_storage_bytes === undefined) return update(db, job, worker, set, FINISHED);
+  const lock = { _id: PORTFOLIO_COUNTERS.exportStorage(job.account_id) };
+  const counters = db.collection<CounterDoc>(COLLECTIONS.counters.name);
+  // Made outside the transaction: two transactions inserting it at once would clash on its _id.
+  await counters.updateOne(lock, { $setOnInsert: { seq: 0 } }, { upsert: true });
+  const session = db.client.startSession();
+  try {
+    await session.withTransaction(async () => {
+      await counters.updateOne(lock, { $inc: { seq: 1 } }, { session });
+      const others = await otherFilesBytes(exportsColl(db), job, session);
+      if (others + r.fileSize > job.max_storage_bytes!) throw storageExceeded(job, others, r.fileSize);
+      await update(db, job, worker, set, FINISHED, session);
+    });
+  } finally {
+    await session.endSession();
+  }
 }
 
 export function failExport(db: Db, job: ExportDoc, worker: string, reason: string, ttlS: number, now = new Date()): Promise<void> {
-  return update(db, job, worker, { status: 'failed', error: reason, completed_at: now, lease_until: null, expires_at: new Date(now.getTime() + ttlS * 1000) });
+  return update(db, job, worker, { status: 'failed', error: reason, completed_at: now, lease_until: null, expires_at: new Date(now.getTime() + ttlS * 1000) }, FINISHED);
 }
 
 /**
@@ -128,7 +161,7 @@ export async function sweepExports(db: Db, opts: { maxAttempts: number; ttlS: nu
   for (const job of await coll.find({ status: 'processing', lease_until: { $lt: now }, attempts: { $gte: opts.maxAttempts } }).limit(opts.batch).toArray()) {
     const r = await coll.updateOne(
       { _id: job._id, status: 'processing', lease_until: job.lease_until },
-      { $set: { status: 'failed', error: `the export worker stopped during each of ${job.attempts} attempts (crash or restart); queue the export again`, completed_at: now, lease_until: null, expires_at: new Date(now.getTime() + opts.ttlS * 1000) } },
+      { $set: { status: 'failed', error: `the export worker stopped during each of ${job.attempts} attempts (crash or restart); queue the export again`, completed_at: now, lease_until: null, expires_at: new Date(now.getTime() + opts.ttlS * 1000) }, $unset: FINISHED },
     );
     if (r.modifiedCount === 1) {
       abandoned++;

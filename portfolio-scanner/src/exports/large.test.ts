@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ObjectId } from 'mongodb';
-import { COLLECTIONS, EXPORT_FILES_BUCKET, type ExportDoc } from '@dv/contracts';
+import { COLLECTIONS, EXPORT_FILES_BUCKET, PORTFOLIO_PLANS, type ExportDoc } from '@dv/contracts';
 import { createLogger } from '@dv/runtime';
 import { startHarness, type Harness } from '../api/testing/harness.ts';
 import { claimExport, queueExport } from './jobs.ts';
+import { exportLimits } from './quota.ts';
 import { exportBucket } from './sink.ts';
 import { seedPortfolio } from './testing/seed.ts';
 import { ExportWorker, type ExportSettings } from './worker.ts';
@@ -33,7 +34,7 @@ afterAll(async () => h?.close());
 
 describe('a 100,000-row csv export', () => {
   it('writes every row once with exact row_count and file_size, in bounded memory', async () => {
-    const { task_id } = await queueExport({ db: h.db, maxPending: 5 }, { _id: accountId }, { columns: ['id', 'domain', 'email_gateway', 'dmarc_policy_p', 'spf', 'mx', 'scanned_at', 'tags'] });
+    const { task_id } = await queueExport({ db: h.db, limits: { ...exportLimits(PORTFOLIO_PLANS.enterprise_max), maxRows: 100_000 } }, { _id: accountId }, { columns: ['id', 'domain', 'email_gateway', 'dmarc_policy_p', 'spf', 'mx', 'scanned_at', 'tags'] });
     const worker = new ExportWorker(h.db, createLogger('export-large', 'silent'), SETTINGS);
     const job = (await claimExport(h.db, worker.id, SETTINGS.leaseMs, SETTINGS.maxAttempts))!;
     expect(job._id).toBe(task_id);

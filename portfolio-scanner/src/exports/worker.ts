@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import type { Db, ObjectId } from 'mongodb';
 import type { ExportDoc, ExportType } from '@dv/contracts';
 import { classifyFailure, type Logger } from '@dv/runtime';
-import { beginAttempt, claimExport, completeExport, failExport, LeaseLost, releaseExport, renewLease, sweepExports } from './jobs.ts';
+import { beginAttempt, claimExport, completeExport, exportsColl, failExport, LeaseLost, releaseExport, renewLease, sweepExports } from './jobs.ts';
+import { count, ExportLimitExceeded, otherFilesBytes, storageExceeded } from './quota.ts';
 import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
 import { countDomains } from './rows.ts';
 import { deleteFile, openSink } from './sink.ts';
@@ -105,10 +106,14 @@ export class ExportWorker {
       if (job.file_id) await deleteFile(this.db, job.file_id as ObjectId);
       const source = { accountId: job.account_id, parameters: job.parameters, batchRows: this.s.batchRows };
       const expected = await countDomains(this.db, source);
+      const limits = await this.limitsOf(job);
+      limits.rows(expected);
       await beginAttempt(this.db, job, this.id, { id: sink.fileId, name, contentType: format.contentType }, expected);
       job.rows_expected = expected;
       const progress = async (read: number) => {
         if (this.stopping) throw new Stopped();
+        limits.rows(read);
+        limits.bytes(sink.bytes);
         // Renew at a third of the lease: progress shows, and the job stays ours while we write.
         if (Date.now() - lastRenew < this.s.leaseMs / 3) return;
         lastRenew = Date.now();
@@ -120,11 +125,35 @@ export class ExportWorker {
       this.log.info({ task: job._id, type: job.export_type, rows: written.rowCount, bytes: fileSize, ms: Date.now() - started }, 'export completed');
     } catch (err) {
       await sink.abort();
-      await this.settleFailure(job, err as Error).catch((e: Error) => this.log.warn({ task: job._id, err: e.message }, 'export outcome not recorded; its lease will lapse'));
+      await this.settleFailure(job, err as Error, sink.fileId).catch((e: Error) => this.log.warn({ task: job._id, err: e.message }, 'export outcome not recorded; its lease will lapse'));
     }
   }
 
-  private async settleFailure(job: ExportDoc, err: Error): Promise<void> {
+  /**
+   * The plan's limits the job was queued with, as checks that throw ExportLimitExceeded: rows read
+   * (csv, zip, diff; pdf cuts its own table) and bytes of this file beside the account's others (the
+   * completion checks the bytes again, atomically; this stops a file early).
+   */
+  private async limitsOf(job: ExportDoc): Promise<{ rows: (read: number) => void; bytes: (written: number) => void }> {
+    const maxRows = job.export_type === 'pdf' ? undefined : job.max_rows;
+    const others = job.max_storage_bytes === undefined ? 0 : await otherFilesBytes(exportsColl(this.db), job);
+    return {
+      rows: (read) => {
+        if (maxRows !== undefined && read > maxRows) throw new ExportLimitExceeded(`the export matched more than ${count(maxRows)} rows, the most an export holds on the plan it was queued on; narrow it with filters or a folder`);
+      },
+      bytes: (written) => {
+        if (job.max_storage_bytes !== undefined && others + written > job.max_storage_bytes) throw storageExceeded(job, others, written);
+      },
+    };
+  }
+
+  private async settleFailure(job: ExportDoc, err: Error, fileId: ObjectId): Promise<void> {
+    if (err instanceof ExportLimitExceeded) {
+      // Its file would be kept until expiry, taking the very room the limit protects.
+      await deleteFile(this.db, fileId);
+      await failExport(this.db, job, this.id, err.message, this.s.ttlS);
+      return;
+    }
     if (err instanceof LeaseLost) {
       this.log.warn({ task: job._id }, 'export taken over by another worker');
       return;

@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AccountDomainDoc } from '@dv/contracts';
 import { accountFilter, domainFilterQuery } from '../api/domain-query.ts';
+import { PAGE_OFFSET_MAX } from '../api/pagination.ts';
 import { cachedDashboardSummary } from '../api/summary.ts';
 import { changes, changeView, corpus, domainDetail, domainItem, domains, scanResultView, whois, whoisView } from '../api/views.ts';
 import { PORTFOLIO_DEFAULTS as D } from '../defaults.ts';
@@ -13,7 +14,7 @@ import { guarded, ok, type ToolEnv } from './reply.ts';
 // the caller's account only. Structured content is what the REST route returns as `data`.
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
-const offsetArg = z.number().int().min(0).max(10_000_000).default(0).describe('Starting position.');
+const offsetArg = z.number().int().min(0).max(PAGE_OFFSET_MAX).default(0).describe(`Starting position, at most ${PAGE_OFFSET_MAX} (deeper: narrow with filters).`);
 const domainArg = z.string().min(1).max(1_000).describe('A domain this account monitors, by name (e.g. "example.com"; IDN accepted) or by its numeric id.');
 
 type Item = ReturnType<typeof domainItem>;

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { addDomainsRoute, MAX_DOMAINS_PER_ADD } from '../api/routes/domains-add.ts';
-import { DOMAIN_COLUMN_NAMES, queueExport } from '../exports/index.ts';
+import { DOMAIN_COLUMN_NAMES, exportLimits, queueExport } from '../exports/index.ts';
 import { exportFiltersSchema } from '../exports/params.ts';
 import { guarded, ok, type ToolEnv } from './reply.ts';
 
@@ -42,7 +42,7 @@ export function registerWriteTools(server: McpServer, env: ToolEnv): void {
       title: 'Queue a CSV export of the domains',
       description:
         'Queues a background CSV export of the account\'s domains (as POST /api/v1/exports/ with export_type csv) and answers at once with its task_id. The file is written by an export worker; ' +
-        'the user downloads it from GET /api/v1/exports/ (its signed, expiring file_url) with an API key. At most 5 exports of an account are queued or in progress at once.',
+        'the user downloads it from GET /api/v1/exports/ (its signed, expiring file_url) with an API key. The plan limits exports queued or in progress at once, exports kept and rows an export (GET /api/v1/ shows them with the usage).',
       inputSchema: {
         columns: z.array(z.string().min(1).max(64)).min(1).max(DOMAIN_COLUMN_NAMES.length).optional().describe(`Columns in order, from: ${DOMAIN_COLUMN_NAMES.join(', ')}. Default: the domain list's fields.`),
         filters: exportFiltersSchema.optional().describe('Only domains matching: gateway (as email_gateway), dmarc_policy (reject, quarantine, none, missing), status, search.'),
@@ -52,7 +52,7 @@ export function registerWriteTools(server: McpServer, env: ToolEnv): void {
     },
     ({ columns, filters, folder_id }) =>
       guarded(env, async () => {
-        const q = await queueExport({ db: ctx.db, maxPending: ctx.exports.maxPending }, caller.account, { export_type: 'csv', columns, filters, folder_id });
+        const q = await queueExport({ db: ctx.db, limits: exportLimits(caller.plan) }, caller.account, { export_type: 'csv', columns, filters, folder_id });
         return ok(`CSV export queued: task ${q.task_id} (export ${q.id}). It appears in GET /api/v1/exports/ with its file_url once completed.`, { task_id: q.task_id, status: q.status, export_id: q.id });
       }),
   );

@@ -19,6 +19,22 @@ export interface DomainOpsOptions {
   /** PORTFOLIO_RESCAN_INTERVAL_S. */
   intervalS: number;
   now?: Date;
+  /** The plan's domains per account (active and inactive); past it the add throws DomainLimitReached and adds nothing. Absent: no limit (admin, demo). */
+  maxDomains?: number;
+}
+
+/** An add that would take the account past its plan's domains (nothing was added). */
+export class DomainLimitReached extends Error {
+  readonly listed: number;
+  readonly adding: number;
+  readonly limit: number;
+  constructor(listed: number, adding: number, limit: number) {
+    super(`the account lists ${listed} domains; adding ${adding} would pass ${limit}`);
+    this.name = 'DomainLimitReached';
+    this.listed = listed;
+    this.adding = adding;
+    this.limit = limit;
+  }
 }
 
 export interface AddedDomain {
@@ -48,10 +64,18 @@ export async function addDomains(db: Db, accountId: string, names: readonly stri
 
   const accounts = db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name);
   const corpus = db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+  const counters = db.collection<CounterDoc>(COLLECTIONS.counters.name);
+  const lock = { _id: PORTFOLIO_COUNTERS.domainsLimit(accountId) };
+  // Made outside the transaction: two transactions inserting it at once would clash on its _id.
+  if (opts.maxDomains !== undefined) await counters.updateOne(lock, { $setOnInsert: { seq: 0 } }, { upsert: true });
   const session = db.client.startSession();
   try {
     const domains = await session.withTransaction(async () => {
+      // Adds of one account under a limit run one at a time: each writes this document first, so
+      // one that overlaps a committed or running add conflicts, is retried, and counts its domains.
+      if (opts.maxDomains !== undefined) await counters.updateOne(lock, { $inc: { seq: 1 } }, { session });
       const mine = new Map((await accounts.find({ _id: { $in: wanted.map((d) => accountDomainId(accountId, d)) } }, { session }).toArray()).map((d) => [d.domain, d]));
+      if (opts.maxDomains !== undefined) await checkLimit(accounts, session, accountId, wanted.filter((d) => (mine.get(d)?.status ?? 'removed') === 'removed').length, opts.maxDomains);
       const known = new Map((await corpus.find({ _id: { $in: wanted } }, { session }).toArray()).map((d) => [d._id, d]));
       const fresh = wanted.filter((d) => !mine.has(d));
       let nextId = fresh.length > 0 ? await takeIds(db, session, accountId, fresh.length) : 0;
@@ -123,6 +147,14 @@ export async function removeDomain(db: Db, accountId: string, id: number, opts: 
   } finally {
     await session.endSession();
   }
+}
+
+/** Throws DomainLimitReached when `adding` more names would take the account's list past `limit`. */
+async function checkLimit(accounts: Collection<AccountDomainDoc>, session: ClientSession, accountId: string, adding: number, limit: number): Promise<void> {
+  if (adding === 0) return;
+  // Two ranges of the account_status index, counted without reading a document.
+  const listed = await accounts.countDocuments({ account_id: accountId, status: { $in: ['active', 'inactive'] } }, { session });
+  if (listed + adding > limit) throw new DomainLimitReached(listed, adding, limit);
 }
 
 /** A block of `n` account-domain ids; returns the first. */

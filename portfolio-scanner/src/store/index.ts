@@ -4,5 +4,5 @@ export { diffScan, unconfirmedClosure, TRACKED_FIELDS, type TrackedField, type F
 export { nextDueAt, slotOf, phaseOf } from './schedule.ts';
 export { normalizeDomainName, tldOf, type NameCheck } from './names.ts';
 export { storeScan, storeScans, type ScanToStore, type StoreScanOptions, type StoreScanResult } from './store.ts';
-export { addDomains, removeDomain, type AddDomainsResult, type AddedDomain, type DomainOpsOptions } from './domains.ts';
+export { addDomains, DomainLimitReached, removeDomain, type AddDomainsResult, type AddedDomain, type DomainOpsOptions } from './domains.ts';
 export { migrateGatewayValues, withCurrentGateway, type GatewayMigrationResult } from './gateway-migration.ts';

@@ -7,6 +7,7 @@ import { defineRoute } from '../route.ts';
 import { DOMAIN_STATUSES, domainDetailSchema, idParams } from '../schemas.ts';
 import { domainDetail, domains, findDomain } from '../views.ts';
 import { NOT_IN_ACCOUNT } from './domain-detail.ts';
+import { domainLimitError } from '../plan-usage.ts';
 import { invalidateSummary } from '../summary.ts';
 
 // The user fields of a domain (spec: folder_id, is_favorite, tags, notes, custom_label, status),
@@ -36,6 +37,7 @@ export const updateDomain = defineRoute({
     '200': { description: 'The updated domain.', content: { 'application/json': { schema: okSchema('UpdateDomainResponse', domainDetailSchema) } } },
     '400': errorResponse('validation_error: an unknown field, a bad value, or no field at all.'),
     '404': NOT_IN_ACCOUNT,
+    '409': errorResponse('domain_limit_reached: `status: active` for a removed domain while the account lists its plan\'s most domains.'),
   },
   handle: async ({ ctx, caller, input }) => {
     const doc = await findDomain(ctx.db, caller.account._id, input.params.id);
@@ -43,7 +45,9 @@ export const updateDomain = defineRoute({
     const set: Partial<AccountDomainDoc> = { ...rest, ...(tags ? { tags: [...new Set(tags)] } : {}) };
     if (Object.keys(set).length > 0) await domains(ctx.db).updateOne({ _id: doc._id }, { $set: set });
     if (status) {
-      const change = await setDomainStatus(ctx.db, doc, status, ctx.intervalS);
+      const change = await setDomainStatus(ctx.db, doc, status, ctx.intervalS, caller.plan.maxDomains).catch((err: unknown) => {
+        throw domainLimitError(err, caller.plan);
+      });
       if (change.scanNow.length > 0) await ctx.requestScan(change.scanNow).catch((err: Error) => ctx.log.warn({ err: err.message }, 'priority scan request failed; the planner will scan it'));
     }
     await invalidateSummary(ctx.redis, caller.account._id);

@@ -3,6 +3,7 @@ import { addDomains, normalizeDomainName } from '../../store/index.ts';
 import { ok, okSchema } from '../envelope.ts';
 import { errorResponse } from '../errors.ts';
 import { defineRoute } from '../route.ts';
+import { domainLimitError } from '../plan-usage.ts';
 import { invalidateSummary } from '../summary.ts';
 
 // POST /api/v1/domains/: names are RFC 1035 host names (IDN → punycode); IPs, URLs and bad labels
@@ -26,6 +27,7 @@ export const addDomainsRoute = defineRoute({
   path: '/api/v1/domains/',
   operationId: 'addDomains',
   summary: 'Add domains for monitoring',
+  description: 'The plan limits the domains an account lists (active and inactive; `GET /api/v1/` shows the limit and the usage): a request whose new names would pass it adds none of them (409 `domain_limit_reached`). Names already listed do not count.',
   tags: ['domains'],
   body: z.object({ domains: z.array(z.string().max(1_000)).min(1).max(MAX_DOMAINS_PER_ADD).meta({ description: `1-${MAX_DOMAINS_PER_ADD} domain names.` }) }).meta({ id: 'AddDomainsRequest' }),
   responses: {
@@ -34,10 +36,13 @@ export const addDomainsRoute = defineRoute({
       content: { 'application/json': { schema: okSchema('AddDomainsResponse', z.array(resultSchema), z.object({ added: z.number().int(), already_monitored: z.number().int(), invalid: z.number().int() })) } },
     },
     '400': errorResponse(`validation_error: no list, more than ${MAX_DOMAINS_PER_ADD} names, or a name that is not a string; invalid_request: malformed JSON.`),
+    '409': errorResponse('domain_limit_reached: the names new to the list would take the account past its plan\'s domains (active and inactive; the detail names the limit). Nothing is added.'),
   },
   handle: async ({ ctx, caller, input }) => {
     const names = input.body.domains;
-    const r = await addDomains(ctx.db, caller.account._id, names, { intervalS: ctx.intervalS });
+    const r = await addDomains(ctx.db, caller.account._id, names, { intervalS: ctx.intervalS, maxDomains: caller.plan.maxDomains }).catch((err: unknown) => {
+      throw domainLimitError(err, caller.plan);
+    });
     const byName = new Map(r.domains.map((d) => [d.domain, d]));
     const seen = new Set<string>();
     const results = names.map((name) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ApiContext } from '../context.ts';
 import { ok, okSchema } from '../envelope.ts';
+import { planUsage } from '../plan-usage.ts';
 import { defineRoute } from '../route.ts';
 
 /**
@@ -38,12 +39,16 @@ export const RESOURCE_PATHS = {
   openapi: '/api/v1/openapi.json',
 } as const;
 
+const used = z.object({ used: z.number().int(), limit: z.number().int() }).meta({ id: 'Usage' });
+
 export const root = defineRoute({
   method: 'get',
   path: '/api/v1/',
   operationId: 'apiRoot',
   summary: 'API root: links to every resource',
-  description: '`data.links` maps each resource to its full URL (paths under a domain take its id: `domains/{id}/`, `scan-results/`, `changes/`, `whois/`); `data.plan` is the caller\'s plan and limits.',
+  description:
+    '`data.links` maps each resource to its full URL (paths under a domain take its id: `domains/{id}/`, `scan-results/`, `changes/`, `whois/`); `data.plan` is the caller\'s plan and limits; ' +
+    '`data.usage` what the account holds against each stored-data limit (`used` of `limit`).',
   tags: ['meta'],
   responses: {
     '200': {
@@ -55,15 +60,39 @@ export const root = defineRoute({
             z.object({
               version: z.literal('v1'),
               links: z.record(z.string(), z.string()),
-              plan: z.object({ name: z.string(), requests_per_minute: z.number().int(), calls_per_day: z.number().int(), global_domain_view: z.boolean() }),
+              plan: z.object({
+                name: z.string(),
+                requests_per_minute: z.number().int(),
+                calls_per_day: z.number().int(),
+                global_domain_view: z.boolean(),
+                max_domains: z.number().int().meta({ description: 'Domains the account lists at most (active and inactive).' }),
+                max_pending_exports: z.number().int().meta({ description: 'Exports queued or in progress at once.' }),
+                max_stored_exports: z.number().int().meta({ description: 'Exports kept (any status) until they expire.' }),
+                max_export_storage_bytes: z.number().int().meta({ description: 'Bytes of the account\'s export files together.' }),
+                max_export_rows: z.number().int().meta({ description: 'Rows (domains) of one csv, zip or diff export.' }),
+              }),
+              usage: z
+                .object({ domains: used, exports_pending: used, exports_stored: used, export_storage_bytes: used })
+                .meta({ id: 'PlanUsage', description: 'What the account holds now against each stored-data limit of its plan.' }),
             }),
           ),
         },
       },
     },
   },
-  handle: ({ ctx, caller }) => {
+  handle: async ({ ctx, caller }) => {
     const p = caller.plan;
-    return ok({ version: 'v1', links: rootLinks(ctx), plan: { name: p.label, requests_per_minute: p.requestsPerMinute, calls_per_day: p.callsPerDay, global_domain_view: p.globalDomainView } });
+    const plan = {
+      name: p.label,
+      requests_per_minute: p.requestsPerMinute,
+      calls_per_day: p.callsPerDay,
+      global_domain_view: p.globalDomainView,
+      max_domains: p.maxDomains,
+      max_pending_exports: p.maxPendingExports,
+      max_stored_exports: p.maxStoredExports,
+      max_export_storage_bytes: p.maxExportStorageBytes,
+      max_export_rows: p.maxExportRows,
+    };
+    return ok({ version: 'v1', links: rootLinks(ctx), plan, usage: await planUsage(ctx.db, caller.account._id, p) });
   },
 });

@@ -57,7 +57,7 @@ export async function startHarness(label: string, opts: { trustedProxies?: strin
       scanRequests.push([...domains]);
     },
     lastUsedThrottleMs: 0,
-    exports: { secret: EXPORT_SECRET, linkTtlS: 3600, maxPending: 5 },
+    exports: { secret: EXPORT_SECRET, linkTtlS: 3600 },
     publicBaseUrl: url,
   };
   // The MCP connector and its OAuth server, mounted before the API as main.ts mounts them.
