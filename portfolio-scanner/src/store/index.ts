@@ -5,3 +5,4 @@ export { nextDueAt, slotOf, phaseOf } from './schedule.ts';
 export { normalizeDomainName, tldOf, type NameCheck } from './names.ts';
 export { storeScan, storeScans, type ScanToStore, type StoreScanOptions, type StoreScanResult } from './store.ts';
 export { addDomains, removeDomain, type AddDomainsResult, type AddedDomain, type DomainOpsOptions } from './domains.ts';
+export { backfillAccountHistory, backfilledHistory } from './history-backfill.ts';
