@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, type AccountDomainDoc, type ExportParameters } from '@dv/contracts';
 import { diffBatches, domainBatches } from '../exports/rows.ts';
@@ -9,7 +12,8 @@ import { INTERVAL_S, startHarness, type Harness } from './testing/harness.ts';
 // A domain already in the shared corpus, added by a second account: that account sees the latest
 // scan at once, but its first_seen, scan_count, change history (detail, changes, dashboard,
 // exports) and the scan result's change-tracking fields start when it added the name. A plan with
-// the global domain view sees the corpus's own. The first watcher keeps its whole history.
+// the global domain view sees the corpus's own. The first watcher keeps its whole history. REST,
+// the MCP connector and the export rows alike.
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -30,7 +34,7 @@ const changeList = async (who: { key: string }, id: number) => (await h.call('GE
 const add = async (who: { key: string }) => (await h.call('POST', '/api/v1/domains/', { key: who.key, body: { domains: [NAME] } })).body.data[0].id as number;
 
 beforeAll(async () => {
-  h = await startHarness('phistory');
+  h = await startHarness('phistory', { connector: true });
   early = await h.account('enterprise');
   late = await h.account('enterprise');
   premium = await h.account('enterprise_max_premium');
@@ -57,6 +61,17 @@ describe('an account that adds a name already in the corpus', () => {
     expect((await h.call('GET', `/api/v1/domains/${ids.late}/scan-results/`, { key: late.key })).body.data).toEqual(d.scan_result);
     expect(await changeList(late, ids.late)).toMatchObject({ data: [], meta: { total_count: 0 } });
     expect((await dashboardSummary(h.db, late.accountId)).recent_changes).toEqual([]);
+    // The MCP connector's read tools answer the same.
+    const mcp = new Client({ name: 'history-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${late.key}` } } }));
+    try {
+      const tool = async (name: string) => ((await mcp.callTool({ name, arguments: { domain: NAME } })) as CallToolResult).structuredContent;
+      expect(await tool('get_domain')).toMatchObject({ first_seen: d.first_seen, scan_count: 0, change_history: [], scan_result: { previous_mx: null } });
+      expect(await tool('get_change_history')).toMatchObject({ changes: [], total_count: 0 });
+      expect(await tool('get_scan_results')).toMatchObject({ scan_result: { mx: '10 mx1.example.test', previous_mx: null, mx_changed_date: null } });
+    } finally {
+      await mcp.close();
+    }
     const mine = await h.db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name).findOne({ account_id: late.accountId, domain: NAME });
     expect(mine?.last_change_at).toBeNull();
   });
