@@ -16,7 +16,7 @@ import { Planner } from './planner/index.ts';
 import { createPoliteScanResolver, type ScanResolverHandle } from './politeness/index.ts';
 import { RegistrationRunner, registrationDeps } from './registration/index.ts';
 import { SharedDnsCache } from './scan/index.ts';
-import { migrateGatewayValues } from './store/index.ts';
+import { backfillAccountHistory, migrateGatewayValues } from './store/index.ts';
 import { readQueueFigures, registerQueueGauges, requestScan, ScanWorker } from './worker/index.ts';
 
 let worker: ScanWorker | undefined;
@@ -42,6 +42,10 @@ await runService({
     void backfillSpfStatus(mongo!.db)
       .then((n) => n > 0 && log.info({ domains: n }, 'spf_status backfilled'))
       .catch((err: Error) => log.warn({ err: err.message }, 'spf_status backfill failed; retried at the next start'));
+    // Once per database: each account's own history of its names (docs/portfolio-scanner.md "Tenant history").
+    void backfillAccountHistory(mongo!.db, config.PORTFOLIO_RESCAN_INTERVAL_S)
+      .then((n) => n > 0 && log.info({ domains: n }, 'account domain history backfilled'))
+      .catch((err: Error) => log.warn({ err: err.message }, 'account domain history backfill failed; retried at the next start'));
     // Authenticated keys remembered while a change stream can drop them at once (src/api/key-cache.ts).
     keyCache = new PortfolioKeyCache(mongo!.db, log, PORTFOLIO_DEFAULTS.apiKeyCacheTtlMs);
     void keyCache.start();

@@ -80,7 +80,10 @@ export interface AccountDomainSummary {
   needs_attention: boolean;
   /** Dashboard `spf_status` bucket: `missing` (no SPF, or not scanned), `over_limit` (more than 10 lookups), `valid`; indexed, so the dashboard counts it without reading documents. */
   spf_status: SpfStatus;
-  /** `detected_at` of the domain's latest change record (dashboard `recent_changes` starts here). */
+  /**
+   * `detected_at` of the latest change record the account sees (detected since its `first_seen`;
+   * dashboard `recent_changes` starts here). The corpus's own is never copied in: it may predate the account.
+   */
   last_change_at: Date | null;
 }
 
@@ -94,6 +97,15 @@ export interface AccountDomainDoc extends AccountDomainSummary {
   domain: string;
   tld: string;
   added_at: Date;
+  /**
+   * Start of the account's own history of the name: when it added it, again when it re-adds it
+   * after removing it (a pause as `inactive` keeps it). The detail's `first_seen`, and the change
+   * records and change-tracking fields the account sees, start here (docs/portfolio-scanner.md
+   * "Tenant history"). Absent on documents stored before it existed: `added_at` stands in.
+   */
+  first_seen?: Date;
+  /** The corpus's `scan_count` at `first_seen`: the account's `scan_count` is the corpus's minus this (absent: 0). */
+  scan_count_base?: number;
   status: AccountDomainStatus;
   /** Set while `status` is `removed`. */
   removed_at: Date | null;

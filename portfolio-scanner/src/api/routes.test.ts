@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, type CorpusDomainDoc, type WhoisDoc } from '@dv/contracts';
+import { COLLECTIONS, type AccountDomainDoc, type CorpusDomainDoc, type WhoisDoc } from '@dv/contracts';
 import { outcome } from '../store/fixtures.ts';
 import { slotOf, storeScan } from '../store/index.ts';
 import { errorEnvelope, INTERVAL_S, startHarness, type Harness } from './testing/harness.ts';
@@ -25,6 +25,8 @@ beforeAll(async () => {
   expect(add.status).toBe(200);
   for (const r of add.body.data) if (r.id) ids[r.domain.split('.')[0]] = r.id;
   const now = Date.now();
+  // The scans below are dated before the adds: the account's own history of its names starts earlier.
+  await h.db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name).updateMany({ account_id: a.accountId }, { $set: { first_seen: new Date(now - 30 * 24 * HOUR) } });
   await scan('g1.example.test', new Date(now - 3 * 24 * HOUR), { mx: '10 old.example.test' });
   await scan('g1.example.test', new Date(now - HOUR), {});
   await scan('m1.example.test', new Date(now - 2 * HOUR), { email_gateway: 'Microsoft 365', dmarc: 'v=DMARC1; p=none', dmarc_policy_p: 'none' });

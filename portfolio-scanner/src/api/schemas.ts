@@ -67,13 +67,13 @@ export const domainDetailSchema = domainItemSchema
     added_at: dt,
     tld: z.string(),
     status: z.enum(DOMAIN_STATUSES),
-    first_seen: dt,
+    first_seen: dt.meta({ description: 'When the account added the domain (again after a removal; not after a pause as inactive). On plans with the global domain view: when the shared corpus first saw it.' }),
     last_scanned: dtN,
-    scan_count: z.number().int(),
+    scan_count: z.number().int().meta({ description: 'Scans stored since `first_seen` (global domain view: all scans of the corpus).' }),
     notes: z.string().nullable(),
     custom_label: z.string().nullable(),
     scan_result: scanResultSchema.nullable(),
-    change_history: z.array(changeSchema).meta({ description: 'The 20 most recent changes, newest first.' }),
+    change_history: z.array(changeSchema).meta({ description: 'The 20 most recent changes detected since `first_seen`, newest first (global domain view: of the corpus).' }),
     whois: whoisSchema.nullable(),
   })
   .meta({ id: 'DomainDetail' });

@@ -3,6 +3,7 @@ import type { Db, Filter } from 'mongodb';
 import { COLLECTIONS, SPF_LOOKUP_LIMIT, type AccountDomainDoc, type CounterDoc } from '@dv/contracts';
 import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
 import { NO_GATEWAY } from './domain-query.ts';
+import { historySince } from './history.ts';
 import { changes, changeView, domains } from './views.ts';
 
 // The dashboard summary (spec "Dashboard summary"; docs/portfolio-scanner.md "API"), over the same
@@ -44,9 +45,14 @@ export async function dashboardSummary(db: Db, accountId: string, now = new Date
     live({ scanned_at: { $gte: new Date(now.getTime() - DAY_MS) } }),
     live({ scanned_at: { $gte: since7d } }),
     live({ needs_attention: true }),
-    coll.find({ account_id: accountId, last_change_at: { $gte: since7d }, status: { $ne: 'removed' } }, { projection: { domain: 1 } }).sort({ last_change_at: -1 }).limit(RECENT_CHANGES).toArray(),
+    coll.find({ account_id: accountId, last_change_at: { $gte: since7d }, status: { $ne: 'removed' } }, { projection: { domain: 1, first_seen: 1, added_at: 1 } }).sort({ last_change_at: -1 }).limit(RECENT_CHANGES).toArray(),
   ]);
-  const recent = changed.length === 0 ? [] : await changes(db).find({ domain_name: { $in: changed.map((d) => d.domain) }, detected_at: { $gte: since7d } }).sort({ detected_at: -1, id: -1 }).limit(RECENT_CHANGES).toArray();
+  // Each domain's changes from the start of the account's own history of it (history.ts).
+  const since = (d: Pick<AccountDomainDoc, 'first_seen' | 'added_at'>) => {
+    const own = historySince(d, false) as Date;
+    return own > since7d ? own : since7d;
+  };
+  const recent = changed.length === 0 ? [] : await changes(db).find({ $or: changed.map((d) => ({ domain_name: d.domain, detected_at: { $gte: since(d) } })) }).sort({ detected_at: -1, id: -1 }).limit(RECENT_CHANGES).toArray();
   const dmarcCount = (k: string | null) => dmarc.find(([v]) => v === k)?.[1] ?? 0;
   const spfCount = (k: string) => spf.find(([v]) => v === k)?.[1] ?? 0;
   const share = (n: number) => ({ count: n, percentage: pct(n, total) });

@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import { COLLECTIONS, type AccountDomainDoc, type ChangeDoc, type CorpusDomainDoc, type ScanResult, type WhoisDoc } from '@dv/contracts';
 import { PortfolioError } from './errors.ts';
+import { accountCounts, changeFilter, historySince, scanResultSince } from './history.ts';
 
 // Stored documents → the spec's resources (dates as ISO strings, internal fields dropped).
 
@@ -52,23 +53,39 @@ export async function findDomain(db: Db, accountId: string, id: number): Promise
 
 export const CHANGE_HISTORY_IN_DETAIL = 20;
 
-export async function domainDetail(db: Db, d: AccountDomainDoc) {
+/** `globalView`: the caller's plan has the global domain view (history.ts: it sees the corpus as such). */
+export async function domainDetail(db: Db, d: AccountDomainDoc, globalView: boolean) {
+  const since = historySince(d, globalView);
   const [c, history, w] = await Promise.all([
     corpus(db).findOne({ _id: d.domain }),
-    changes(db).find({ domain_name: d.domain }).sort({ id: -1 }).limit(CHANGE_HISTORY_IN_DETAIL).toArray(),
+    changes(db).find(changeFilter(d.domain, since)).sort({ id: -1 }).limit(CHANGE_HISTORY_IN_DETAIL).toArray(),
     whois(db).findOne({ _id: d.domain }),
   ]);
+  const counts = accountCounts(d, c, globalView);
   return {
     ...domainItem(d),
     tld: d.tld,
     status: d.status,
-    first_seen: (c?.first_seen ?? d.added_at).toISOString(),
+    first_seen: counts.first_seen.toISOString(),
     last_scanned: iso(c?.last_scanned ?? null),
-    scan_count: c?.scan_count ?? 0,
+    scan_count: counts.scan_count,
     notes: d.notes,
     custom_label: d.custom_label,
-    scan_result: scanResultView(c?.result ?? null),
+    scan_result: scanResultView(scanResultSince(c?.result ?? null, since)),
     change_history: history.map(changeView),
     whois: whoisView(w),
   };
+}
+
+/** The latest scan of the account's domain, as the account sees it (history.ts). */
+export async function accountScanResult(db: Db, d: AccountDomainDoc, globalView: boolean) {
+  const c = await corpus(db).findOne({ _id: d.domain }, { projection: { result: 1 } });
+  return scanResultView(scanResultSince(c?.result ?? null, historySince(d, globalView)));
+}
+
+/** A page of the account's change records of the domain, newest first, and how many there are. */
+export async function accountChanges(db: Db, d: AccountDomainDoc, globalView: boolean, limit: number, offset: number) {
+  const q = changeFilter(d.domain, historySince(d, globalView));
+  const [docs, total] = await Promise.all([changes(db).find(q).sort({ id: -1 }).skip(offset).limit(limit).toArray(), changes(db).countDocuments(q)]);
+  return { items: docs.map(changeView), total };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GridFSBucket, type ObjectId } from 'mongodb';
-import { COLLECTIONS, EXPORT_FILES_BUCKET, type ExportDoc } from '@dv/contracts';
+import { COLLECTIONS, EXPORT_FILES_BUCKET, type AccountDomainDoc, type ExportDoc } from '@dv/contracts';
 import { createLogger } from '@dv/runtime';
 import { revokePortfolioKey, setPortfolioPlan } from '@dv/accounts';
 import { until } from '../../../test/helpers.ts';
@@ -64,6 +64,8 @@ beforeAll(async () => {
   await h.call('POST', '/api/v1/domains/', { key: a.key, body: { domains: ['d1.example.test', 'd2.example.test', 'd3.example.test', 'd4.example.test', 'd5.example.test'] } });
   await h.call('POST', '/api/v1/domains/', { key: b.key, body: { domains: ['other.example.test'] } });
   t0 = Date.now();
+  // The scans below are dated before the adds: the account's own history of its names starts earlier.
+  await h.db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name).updateMany({ account_id: a.accountId }, { $set: { first_seen: new Date(t0 - 30 * 24 * HOUR) } });
   // d1: mx changes twice inside the window, spf once before it. d2: DMARC p none → reject → none
   // (back where it was: no diff row). d3: gateway and DMARC missing. d4: scanned, no changes. d5: never scanned.
   await scan('d1.example.test', new Date(t0 - 10 * 24 * HOUR), { mx: '10 a.example.test', spf: 'v=spf1 -all' });

@@ -23,7 +23,7 @@ export const exportFiltersSchema = z
 
 export const exportRequestSchema = z
   .strictObject({
-    export_type: z.enum(EXPORT_TYPES).default('csv').meta({ description: '`csv` (default), `pdf` (report), `zip` (domains.csv, domains.json, summary.json, manifest.json) or `diff` (changes between `from` and `to`, CSV).' }),
+    export_type: z.enum(EXPORT_TYPES).default('csv').meta({ description: '`csv` (default), `pdf` (report), `zip` (domains.csv, domains.json, summary.json, manifest.json) or `diff` (changes between `from` and `to`, CSV; scope account: of each domain, only those detected since the account added it).' }),
     scope: z
       .enum(['account', 'global'])
       .default('account')

@@ -1,13 +1,15 @@
 import type { Db } from 'mongodb';
 import { accountDomainSummary, type AccountDomainDoc, type ChangeDoc, type CorpusDomainDoc, type ExportParameters } from '@dv/contracts';
 import { changes, corpus, domains } from '../api/views.ts';
+import { historySince, scanResultSince } from '../api/history.ts';
 import { TRACKED_FIELDS } from '../store/index.ts';
 import { accountProjection, needsScan, type DiffRow, type DomainRow } from './columns.ts';
 import { exportCorpusFilter, exportDomainFilter } from './params.ts';
 
 // Rows of an export, read batch by batch from a cursor (never the whole result in memory): the
 // account's domains in id order (the list's order), joined with the corpus's scan result one batch
-// at a time when a scan column is asked for; for `diff`, the net changes of those domains.
+// at a time when a scan column is asked for; for `diff`, the net changes of those domains. An
+// account's own domains carry only the history it saw (api/history.ts); scope global is the corpus.
 
 export interface RowSource {
   accountId: string;
@@ -25,7 +27,9 @@ export async function* domainBatches(db: Db, s: RowSource, columns: readonly str
     yield* corpusBatches(db, s, limit);
     return;
   }
-  const cursor = domains(db).find(exportDomainFilter(s.accountId, s.parameters), { projection: accountProjection(columns) }).sort({ id: 1 }).batchSize(s.batchRows);
+  // first_seen and added_at: where each domain's history starts for the account (api/history.ts).
+  const projection = { ...accountProjection(columns), first_seen: 1, added_at: 1 } as const;
+  const cursor = domains(db).find(exportDomainFilter(s.accountId, s.parameters), { projection }).sort({ id: 1 }).batchSize(s.batchRows);
   if (Number.isFinite(limit)) cursor.limit(limit);
   const join = needsScan(columns);
   let batch: DomainRow[] = [];
@@ -35,7 +39,7 @@ export async function* domainBatches(db: Db, s: RowSource, columns: readonly str
       .find({ _id: { $in: rows.map((r) => r.a.domain) } }, { projection: { result: 1 } })
       .toArray();
     const byName = new Map(found.map((c) => [c._id, c.result]));
-    for (const r of rows) r.scan = byName.get(r.a.domain) ?? null;
+    for (const r of rows) r.scan = scanResultSince(byName.get(r.a.domain) ?? null, historySince(r.a, false));
     return rows;
   };
   try {
@@ -97,12 +101,16 @@ const FIELD_ORDER = new Map<string, number>(TRACKED_FIELDS.map((f, i) => [f, i])
 export async function* diffBatches(db: Db, s: RowSource): AsyncGenerator<{ rows: DiffRow[]; domains: number }> {
   const from = new Date(s.parameters.from!);
   const to = new Date(s.parameters.to!);
+  const global = s.parameters.scope === 'global';
   for await (const batch of domainBatches(db, s, ['domain'])) {
     const names = batch.map((r) => r.a.domain);
-    const found = await changes(db)
+    const all = await changes(db)
       .find({ domain_name: { $in: names }, detected_at: { $gte: from, $lt: to } }, { projection: { domain_name: 1, field_name: 1, old_value: 1, new_value: 1, detected_at: 1, id: 1 } })
       .sort({ domain_name: 1, id: 1 })
       .toArray();
+    // scope global is the corpus as such; the account's own domains, each from the start of its history of it.
+    const since = new Map(global ? [] : batch.map((r) => [r.a.domain, historySince(r.a, false)]));
+    const found = global ? all : all.filter((c) => c.detected_at >= (since.get(c.domain_name) ?? from));
     yield { rows: netChanges(names, found), domains: batch.length };
   }
 }

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, TextResourceContents } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTIONS, PORTFOLIO_PLANS, type PortfolioKeyDoc, type WhoisDoc } from '@dv/contracts';
+import { COLLECTIONS, type AccountDomainDoc, PORTFOLIO_PLANS, type PortfolioKeyDoc, type WhoisDoc } from '@dv/contracts';
 import { errorEnvelope, INTERVAL_S, startHarness, type Harness } from '../api/testing/harness.ts';
 import { ApiLimits } from '../api/limits.ts';
 import { outcome } from '../store/fixtures.ts';
@@ -53,6 +53,8 @@ beforeAll(async () => {
   for (const r of add.body.data) ids[r.domain.split('.')[0]] = r.id;
   await h.call('POST', '/api/v1/domains/', { key: b.key, body: { domains: ['other.example.test'] } });
   const now = Date.now();
+  // The scans below are dated before the adds: the account's own history of its names starts earlier.
+  await h.db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name).updateMany({ account_id: a.accountId }, { $set: { first_seen: new Date(now - 30 * 24 * HOUR) } });
   const scan = (domain: string, at: Date, fields: Parameters<typeof outcome>[1]) => storeScan(h.db, domain, slotOf(domain, at, INTERVAL_S), outcome(at, fields), { intervalS: INTERVAL_S, now: at });
   await scan('alpha.example.test', new Date(now - 3 * 24 * HOUR), { dmarc: 'v=DMARC1; p=none', dmarc_policy_p: 'none' });
   await scan('alpha.example.test', new Date(now - HOUR), {});

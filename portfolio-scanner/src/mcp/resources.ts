@@ -49,7 +49,7 @@ export function registerResources(server: McpServer, env: ToolEnv): void {
     { title: 'One domain', description: 'One monitored domain in full: user fields, latest scan, recent changes, registration data.', mimeType: 'application/json' },
     async (uri, vars) => {
       const name = decodeURIComponent(String(Array.isArray(vars.name) ? vars.name[0] : vars.name));
-      return json(uri.href, await domainDetail(ctx.db, await findAccountDomain(ctx.db, accountId, name)));
+      return json(uri.href, await domainDetail(ctx.db, await findAccountDomain(ctx.db, accountId, name), caller.plan.globalDomainView));
     },
   );
 }

@@ -5,7 +5,7 @@ import type { AccountDomainDoc } from '@dv/contracts';
 import { accountFilter, domainFilterQuery } from '../api/domain-query.ts';
 import { PAGE_OFFSET_MAX } from '../api/pagination.ts';
 import { cachedDashboardSummary } from '../api/summary.ts';
-import { changes, changeView, corpus, domainDetail, domainItem, domains, scanResultView, whois, whoisView } from '../api/views.ts';
+import { accountChanges, accountScanResult, domainDetail, domainItem, domains, whois, whoisView } from '../api/views.ts';
 import { PORTFOLIO_DEFAULTS as D } from '../defaults.ts';
 import { findAccountDomain } from './domains.ts';
 import { guarded, ok, type ToolEnv } from './reply.ts';
@@ -64,7 +64,7 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
     },
     {},
     async (doc) => {
-      const d = await domainDetail(ctx.db, doc);
+      const d = await domainDetail(ctx.db, doc, caller.plan.globalDomainView);
       const text = `${itemLine(d)}; status ${d.status}; ${d.scan_count} scans; ${d.change_history.length} recent changes; registrar ${d.whois?.registrar ?? 'unknown'}, expires ${d.whois?.expiry_date ?? 'unknown'}.`;
       return ok(text, d);
     },
@@ -78,7 +78,7 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
     },
     {},
     async (d) => {
-      const result = scanResultView((await corpus(ctx.db).findOne({ _id: d.domain }, { projection: { result: 1 } }))?.result ?? null);
+      const result = await accountScanResult(ctx.db, d, caller.plan.globalDomainView);
       const text = result ? `${d.domain} scanned ${String(result.scanned_at)}: ${Object.entries(result).filter(([k, v]) => v !== null && k !== 'scanned_at' && typeof v !== 'object').slice(0, 12).map(([k, v]) => `${k}=${String(v)}`).join(', ')}` : `${d.domain} has not been scanned yet.`;
       return ok(text, { domain: d.domain, scan_result: result });
     },
@@ -102,16 +102,14 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
     'get_change_history',
     {
       title: 'Change history of a domain',
-      description: `Detected DNS changes of a monitored domain (mx, email_gateway, spf, dmarc, dmarc_policy_p, ns, …), newest first, as GET /api/v1/domains/{id}/changes/. At most ${D.mcpChangesMax} per call; page with offset.`,
+      description: `Detected DNS changes of a monitored domain (mx, email_gateway, spf, dmarc, dmarc_policy_p, ns, …) since this account added it, newest first, as GET /api/v1/domains/{id}/changes/. At most ${D.mcpChangesMax} per call; page with offset.`,
     },
     {
       limit: z.number().int().min(1).max(D.mcpChangesMax).default(50).describe(`Changes per call (1-${D.mcpChangesMax}, default 50).`),
       offset: offsetArg,
     },
     async (d, { limit, offset }) => {
-      const q = { domain_name: d.domain };
-      const [docs, total] = await Promise.all([changes(ctx.db).find(q).sort({ id: -1 }).skip(offset).limit(limit).toArray(), changes(ctx.db).countDocuments(q)]);
-      const items = docs.map(changeView);
+      const { items, total } = await accountChanges(ctx.db, d, caller.plan.globalDomainView, limit, offset);
       const lines = items.map((c) => `${c.detected_at} ${c.field_name}: ${c.old_value ?? '(none)'} → ${c.new_value ?? '(none)'}`);
       return ok([`${total} change${total === 1 ? '' : 's'} of ${d.domain}; ${items.length} from offset ${offset}.`, ...lines].join('\n'), { domain: d.domain, changes: items, total_count: total, limit, offset });
     },

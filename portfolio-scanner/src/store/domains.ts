@@ -13,7 +13,8 @@ import { nextDueAt, slotOf } from './schedule.ts';
 
 // An account's domains (docs/portfolio-scanner.md "Data model"). Adding and removing keep the
 // corpus's `watchers` exact (in one transaction with the account documents), since the planner
-// scans only what someone watches.
+// scans only what someone watches. Adding (or re-adding after a removal) starts the account's own
+// history of the name (`first_seen`, `scan_count_base`; "Tenant history").
 
 export interface DomainOpsOptions {
   /** PORTFOLIO_RESCAN_INTERVAL_S. */
@@ -89,7 +90,11 @@ export async function addDomains(db: Db, accountId: string, names: readonly stri
         }
         const scanNow = await watch(corpus, session, domain, known.get(domain) ?? null, now, opts.intervalS);
         const c = known.get(domain) ?? null;
-        const summary = accountDomainSummary(c?.result ?? null, c?.last_change_at ?? null);
+        // The account's history starts now unless it only paused the name (inactive): the
+        // corpus's first_seen, scan count and last change belong to whoever watched it before.
+        const keepsHistory = doc?.status === 'inactive';
+        const history = { first_seen: now, scan_count_base: c?.scan_count ?? 0 };
+        const summary = accountDomainSummary(c?.result ?? null, keepsHistory ? doc.last_change_at : null);
         if (doc === undefined) {
           const id = nextId++;
           await accounts.insertOne(
@@ -100,6 +105,7 @@ export async function addDomains(db: Db, accountId: string, names: readonly stri
               domain,
               tld: tldOf(domain),
               added_at: now,
+              ...history,
               status: 'active',
               removed_at: null,
               folder_id: null,
@@ -115,7 +121,7 @@ export async function addDomains(db: Db, accountId: string, names: readonly stri
         } else {
           // Re-adding keeps the id, folder, tags and notes; the summary may be stale (removed
           // documents are not kept in step), so it is copied again.
-          await accounts.updateOne({ _id: doc._id }, { $set: { status: 'active', removed_at: null, ...summary } }, { session });
+          await accounts.updateOne({ _id: doc._id }, { $set: { status: 'active', removed_at: null, ...summary, ...(keepsHistory ? {} : history) } }, { session });
           out.push({ id: doc.id, domain, outcome: 'reactivated', scan_now: scanNow });
         }
       }

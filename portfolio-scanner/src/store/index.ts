@@ -6,3 +6,4 @@ export { normalizeDomainName, tldOf, type NameCheck } from './names.ts';
 export { storeScan, storeScans, type ScanToStore, type StoreScanOptions, type StoreScanResult } from './store.ts';
 export { addDomains, DomainLimitReached, removeDomain, type AddDomainsResult, type AddedDomain, type DomainOpsOptions } from './domains.ts';
 export { migrateGatewayValues, withCurrentGateway, type GatewayMigrationResult } from './gateway-migration.ts';
+export { backfillAccountHistory, backfilledHistory } from './history-backfill.ts';

@@ -125,7 +125,7 @@ export async function storeScans(db: Db, scans: readonly ScanToStore[], opts: St
         });
         const summary = accountDomainSummary(diff.result, lastChangeAt);
         if (prev?.result && sameSummaryButTime(accountDomainSummary(prev.result, prev.last_change_at), summary)) fresh.push({ domain, scannedAt: summary.scanned_at as Date });
-        else summaryWrites.push({ updateMany: { filter: { domain, status: { $ne: 'removed' } }, update: { $set: summary } } });
+        else summaryWrites.push({ updateMany: { filter: { domain, status: { $ne: 'removed' } }, update: { $set: changes.length > 0 ? summary : withoutLastChange(summary) } } });
         results[index] = { stored: true, changes };
       }
       if (fresh.length > 0) summaryWrites.push(freshnessWrite(fresh));
@@ -140,6 +140,16 @@ export async function storeScans(db: Db, scans: readonly ScanToStore[], opts: St
 }
 
 type Summary = ReturnType<typeof accountDomainSummary>;
+
+/**
+ * A scan with no change leaves each account's `last_change_at` as it is: the corpus's may be from
+ * before an account added the name, and an account sees only changes since then.
+ */
+function withoutLastChange(summary: Summary): Omit<Summary, 'last_change_at'> {
+  const rest: Partial<Summary> = { ...summary };
+  delete rest.last_change_at;
+  return rest as Omit<Summary, 'last_change_at'>;
+}
 
 function sameSummaryButTime(a: Summary, b: Summary): boolean {
   for (const k of Object.keys(b) as (keyof Summary)[]) {

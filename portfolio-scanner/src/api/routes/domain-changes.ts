@@ -3,7 +3,7 @@ import { ok, okSchema } from '../envelope.ts';
 import { pageMeta, pageMetaSchema, pageQuery } from '../pagination.ts';
 import { defineRoute } from '../route.ts';
 import { changeSchema, idParams } from '../schemas.ts';
-import { changes, changeView, findDomain } from '../views.ts';
+import { accountChanges, findDomain } from '../views.ts';
 import { NOT_IN_ACCOUNT } from './domain-detail.ts';
 
 export const listChanges = defineRoute({
@@ -11,7 +11,9 @@ export const listChanges = defineRoute({
   path: '/api/v1/domains/{id}/changes/',
   operationId: 'listChanges',
   summary: 'DNS change history, newest first',
-  description: 'Changes of the tracked fields (mx, email_gateway, dmarc_policy_p, spf, …), kept 400 days.',
+  description:
+    'Changes of the tracked fields (mx, email_gateway, dmarc_policy_p, spf, …), kept 400 days: those detected since the account added the domain (`first_seen`; a re-add after removal starts afresh). ' +
+    'On plans with the global domain view (Enterprise Max Premium), every change of the shared corpus.',
   tags: ['domains'],
   params: idParams,
   query: z.object(pageQuery),
@@ -19,8 +21,7 @@ export const listChanges = defineRoute({
   handle: async ({ ctx, caller, input, req }) => {
     const d = await findDomain(ctx.db, caller.account._id, input.params.id);
     const { limit, offset } = input.query;
-    const q = { domain_name: d.domain };
-    const [docs, total] = await Promise.all([changes(ctx.db).find(q).sort({ id: -1 }).skip(offset).limit(limit).toArray(), changes(ctx.db).countDocuments(q)]);
-    return ok(docs.map(changeView), pageMeta(req, ctx.publicBaseUrl, total, limit, offset));
+    const page = await accountChanges(ctx.db, d, caller.plan.globalDomainView, limit, offset);
+    return ok(page.items, pageMeta(req, ctx.publicBaseUrl, page.total, limit, offset));
   },
 });

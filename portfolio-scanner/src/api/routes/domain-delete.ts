@@ -19,6 +19,6 @@ export const deleteDomain = defineRoute({
     const doc = await findDomain(ctx.db, caller.account._id, input.params.id);
     await setDomainStatus(ctx.db, doc, 'removed', ctx.intervalS);
     await invalidateSummary(ctx.redis, caller.account._id);
-    return ok(await domainDetail(ctx.db, await findDomain(ctx.db, caller.account._id, doc.id)));
+    return ok(await domainDetail(ctx.db, await findDomain(ctx.db, caller.account._id, doc.id), caller.plan.globalDomainView));
   },
 });

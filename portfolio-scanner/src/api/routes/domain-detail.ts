@@ -14,5 +14,5 @@ export const getDomain = defineRoute({
   tags: ['domains'],
   params: idParams,
   responses: { '200': { description: 'The domain.', content: { 'application/json': { schema: okSchema('DomainDetailResponse', domainDetailSchema) } } }, '404': NOT_IN_ACCOUNT },
-  handle: async ({ ctx, caller, input }) => ok(await domainDetail(ctx.db, await findDomain(ctx.db, caller.account._id, input.params.id))),
+  handle: async ({ ctx, caller, input }) => ok(await domainDetail(ctx.db, await findDomain(ctx.db, caller.account._id, input.params.id), caller.plan.globalDomainView)),
 });

@@ -51,6 +51,6 @@ export const updateDomain = defineRoute({
       if (change.scanNow.length > 0) await ctx.requestScan(change.scanNow).catch((err: Error) => ctx.log.warn({ err: err.message }, 'priority scan request failed; the planner will scan it'));
     }
     await invalidateSummary(ctx.redis, caller.account._id);
-    return ok(await domainDetail(ctx.db, await findDomain(ctx.db, caller.account._id, doc.id)));
+    return ok(await domainDetail(ctx.db, await findDomain(ctx.db, caller.account._id, doc.id), caller.plan.globalDomainView));
   },
 });
