@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 describe('revocation across two portfolio API replicas under load', () => {
-  it('1,000 keys, each used on both replicas and revoked: the next call on either is 401 every time', { timeout: 300_000 }, async () => {
+  it('1,000 keys, each used on both replicas and revoked: the next call on either is 401 every time', { timeout: 600_000 }, async () => {
     const owner = await a.account('enterprise_max_premium');
     const keys = await manyKeys(owner.accountId, 1_000);
     const served: string[] = [];
