@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('npm run admin', () => {
-  it('creates an account, a key shown once, lists and revokes it, adds credits', { timeout: 90_000 }, async () => {
+  it('creates an account, a key shown once, lists and revokes it, adds credits', { timeout: 180_000 }, async () => {
     const created = await admin('account:create', '--name', 'CLI Co', '--email', 'cli@acme.test', '--plan', 'pro', '--credits', '100');
     expect(created.code).toBe(0);
     const account = JSON.parse(created.out) as { _id: string; credits: number };
