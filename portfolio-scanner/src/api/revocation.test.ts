@@ -87,6 +87,19 @@ describe('revocation across two portfolio API replicas under load', () => {
     expect(refused).toEqual([]);
   });
 
+  it('calls that miss at once share one read; a mark on the key makes the next call read again', async () => {
+    const c = await a.account('enterprise');
+    const reads = a.ctx.auth.reads;
+    const all = await Promise.all(Array.from({ length: 20 }, () => a.ctx.auth.authenticate(c.key)));
+    expect(all.every((f) => f.account._id === c.accountId)).toBe(true);
+    expect(a.ctx.auth.reads).toBe(reads + 1);
+    await a.ctx.auth.authenticate(c.key);
+    expect(a.ctx.auth.reads).toBe(reads + 1);
+    await a.ctx.marks.mark([`${c.accountId}:1`]);
+    await a.ctx.auth.authenticate(c.key);
+    expect(a.ctx.auth.reads).toBe(reads + 2);
+  });
+
   it('a well-formed unknown key costs one MongoDB read, not one per call', async () => {
     const unknown = `${PORTFOLIO_KEY_PREFIX}${'Q'.repeat(40)}`;
     const reads = a.ctx.auth.reads;
