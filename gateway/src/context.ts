@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Registry } from 'prom-client';
+import { AuthMarks } from '@dv/accounts';
 import { AuthAttemptLimiter, JetStreamPublisher, type Logger } from '@dv/runtime';
 import type { GatewayConfig } from './config.ts';
 import { GATEWAY_DEFAULTS as D } from './defaults.ts';
@@ -27,6 +28,8 @@ export interface GatewayContext {
   redis: Redis;
   nc: NatsConnection;
   auth: AuthService;
+  /** Revocation marks (@dv/accounts auth-marks.ts): written by every path that takes a credential's power away. */
+  marks: AuthMarks;
   /** OAuth clients, codes and tokens (docs/oauth.md). */
   oauth: OAuthStore;
   limits: Limits;
@@ -57,6 +60,7 @@ export function createGatewayContext(o: ContextOptions): GatewayContext {
   const jobs: JobService = new JobService({ db: o.db, publisher: new JetStreamPublisher(o.nc), limits, log: o.log, itemInsertBatch: D.itemInsertBatch, batchConcurrency: D.batchConcurrency, singleWriteBatchMax: D.singleWriteBatchMax, singleWriteInFlight: D.singleWriteInFlight, publishRetry: { attempts: D.publishAttempts, baseDelayMs: D.publishRetryBaseMs, windowMs: D.publishRetryWindowMs }, idempotencyWindowSeconds: D.idempotencyTtlSeconds, backgroundPublishMaxJobs: D.backgroundPublishMaxJobs });
   const waiter = new DoneWaiter(o.nc);
   const oauth = gatewayOAuthStore(o.db);
+  const marks = new AuthMarks(o.redis);
   return {
     config: o.config,
     downloadSecret: o.downloadSecret,
@@ -71,10 +75,12 @@ export function createGatewayContext(o: ContextOptions): GatewayContext {
       cacheTtlMs: o.config.AUTH_CACHE_TTL_MS,
       lastUsedThrottleMs: D.lastUsedThrottleMs,
       oauth,
+      marks,
       attempts: new AuthAttemptLimiter({ redis: o.redis, keyPrefix: `${prefix}authip`, pointsPerMinute: o.config.AUTH_ATTEMPTS_PER_IP_PER_MINUTE, failurePoints: o.config.AUTH_FAILURE_POINTS }),
       negativeCacheTtlMs: o.config.AUTH_NEGATIVE_CACHE_TTL_MS,
       negativeCacheMaxEntries: D.authNegativeCacheMaxEntries,
     }),
+    marks,
     oauth,
     limits,
     idempotency: new Idempotency({ redis: o.redis, prefix, ttlSeconds: D.idempotencyTtlSeconds, pendingTtlSeconds: D.idempotencyPendingTtlSeconds, pollMs: D.idempotencyPollMs }),

@@ -141,8 +141,23 @@ export const PORTFOLIO_DEFAULTS = {
   // Portfolio API (src/api).
   /** A key's last_used_at is written at most this often per process (a write per call otherwise). */
   apiKeyLastUsedThrottleMs: 60_000,
-  /** An authenticated key is remembered this long at most (a change stream drops it at once when it is revoked or its account changes). */
+  /**
+   * An authenticated key is remembered this long at most. Every call checks the key's and its
+   * account's revocation marks in Redis (written by whatever revokes, deactivates or changes the
+   * plan, before it answers), so a revocation holds at once; a change stream drops entries too.
+   */
   apiKeyCacheTtlMs: 60_000,
+  /**
+   * Abuse before authentication, per client address (req.ip) and minute: every lookup of a key in
+   * MongoDB (one not remembered above) costs a point, a failed one `apiAuthFailurePoints` in all;
+   * a remembered key costs nothing, so a client with a good key is limited far later than one
+   * guessing keys. 0 turns the limit off.
+   */
+  apiAuthAttemptsPerIpPerMinute: 2_400,
+  apiAuthFailurePoints: 20,
+  /** An unknown or revoked key (by its hash) is remembered this long per process, so repeating it costs no MongoDB read. */
+  apiAuthNegativeCacheTtlMs: 5_000,
+  apiAuthNegativeCacheMaxEntries: 50_000,
   /** The dashboard summary snapshot is recomputed in the background once older than this (scans show within it; API writes at once). */
   summaryMaxAgeMs: 30_000,
   /** Strict-Transport-Security max-age on HTTPS answers (one year; no includeSubDomains: other hosts

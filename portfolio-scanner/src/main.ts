@@ -5,7 +5,8 @@
 // docs/portfolio-scanner.md "Workers and planner".
 import { runService } from '@dv/runtime';
 import { ApiLimits, mountPortfolioApi, type ApiContext } from './api/index.ts';
-import { PortfolioKeyCache } from './api/key-cache.ts';
+import { AuthMarks } from '@dv/accounts';
+import { portfolioKeyAuthenticator, type PortfolioKeyAuthenticator } from './api/key-auth.ts';
 import { backfillSpfStatus } from './api/summary.ts';
 import { portfolioConfigSchema, portfolioProductionRules } from './config.ts';
 import { PORTFOLIO_DEFAULTS } from './defaults.ts';
@@ -25,7 +26,7 @@ let geo: GeoReader | undefined;
 let dns: ScanResolverHandle | undefined;
 let registration: RegistrationRunner | undefined;
 let exportWorker: ExportWorker | undefined;
-let keyCache: PortfolioKeyCache | undefined;
+let keyAuth: PortfolioKeyAuthenticator | undefined;
 
 await runService({
   name: 'portfolio-scanner',
@@ -46,14 +47,16 @@ await runService({
     void backfillAccountHistory(mongo!.db, config.PORTFOLIO_RESCAN_INTERVAL_S)
       .then((n) => n > 0 && log.info({ domains: n }, 'account domain history backfilled'))
       .catch((err: Error) => log.warn({ err: err.message }, 'account domain history backfill failed; retried at the next start'));
-    // Authenticated keys remembered while a change stream can drop them at once (src/api/key-cache.ts).
-    keyCache = new PortfolioKeyCache(mongo!.db, log, PORTFOLIO_DEFAULTS.apiKeyCacheTtlMs);
-    void keyCache.start();
+    // Keys remembered in process, believed while no revocation mark is newer (src/api/key-auth.ts).
+    const marks = new AuthMarks(redis!.redis);
+    keyAuth = portfolioKeyAuthenticator({ db: mongo!.db, redis: redis!.redis, log, marks, redisPrefix: config.REDIS_PREFIX });
+    void keyAuth.start();
     const api: ApiContext = {
       db: mongo!.db,
       redis: redis!.redis,
       log,
-      keyCache,
+      auth: keyAuth,
+      marks,
       limits: new ApiLimits(redis!.redis, config.REDIS_PREFIX),
       intervalS: config.PORTFOLIO_RESCAN_INTERVAL_S,
       requestScan: async (domains) => {
@@ -100,7 +103,7 @@ await runService({
     // Planner first (its lease passes on at once), then the scans in hand get most of the budget;
     // what is not finished by then is given back to the other replicas.
     await planner?.stop();
-    await keyCache?.stop();
+    await keyAuth?.stop();
     await Promise.all([worker?.stop(Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.6)), registration?.stop(), exportWorker?.stop()]);
     geo?.close();
     await dns?.close();

@@ -1,10 +1,14 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS } from '@dv/contracts';
+import { Redis } from 'ioredis';
 import type { MongoDependency } from '@dv/runtime';
 import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
+import { AUTH_MARK_KEY_PREFIX } from './auth-marks.ts';
 import { createAccount, listAccounts } from './store.ts';
 
 const run = promisify(execFile);
@@ -13,10 +17,15 @@ const run = promisify(execFile);
 const CLI = join(import.meta.dirname, 'cli.ts');
 let mongo: MongoDependency;
 let env: NodeJS.ProcessEnv;
+let redis: Redis;
 
 async function admin(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return adminWith(env, ...args);
+}
+
+async function adminWith(withEnv: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: withEnv });
     return { code: 0, out: stdout, err: stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -26,16 +35,18 @@ async function admin(...args: string[]): Promise<{ code: number; out: string; er
 
 beforeAll(async () => {
   mongo = await isolatedMongo('admin');
-  env = { ...process.env, MONGODB_URL: stackEnv().MONGODB_URL, MONGODB_DB: mongo.db.databaseName };
+  redis = new Redis(stackEnv().REDIS_URL!);
+  env = { ...process.env, MONGODB_URL: stackEnv().MONGODB_URL, REDIS_URL: stackEnv().REDIS_URL, MONGODB_DB: mongo.db.databaseName };
 });
 
 afterAll(async () => {
+  redis?.disconnect();
   await mongo.db.dropDatabase();
   await mongo.close();
 });
 
 describe('npm run admin', () => {
-  it('creates an account, a key shown once, lists and revokes it, adds credits', { timeout: 90_000 }, async () => {
+  it('creates an account, a key shown once, lists and revokes it, adds credits', { timeout: 180_000 }, async () => {
     const created = await admin('account:create', '--name', 'CLI Co', '--email', 'cli@acme.test', '--plan', 'pro', '--credits', '100');
     expect(created.code).toBe(0);
     const account = JSON.parse(created.out) as { _id: string; credits: number };
@@ -50,12 +61,22 @@ describe('npm run admin', () => {
     expect(list.out).not.toContain('hash');
     expect(JSON.parse(list.out)).toMatchObject([{ id, active: true }]);
 
+    // Without Redis a revocation could not reach the replicas at once: refused, nothing changed.
+    const noRedis = await adminWith({ ...env, REDIS_URL: '', DV_LOCAL_DIR: mkdtempSync(join(tmpdir(), 'admin-')) }, 'key:revoke', '--key', id);
+    expect(noRedis.code).toBe(2);
+    expect(noRedis.err).toMatch(/REDIS_URL/);
+    expect(await mongo.db.collection(COLLECTIONS.apiKeys.name).countDocuments({ revoked_at: { $ne: null } })).toBe(0);
     expect((await admin('key:revoke', '--key', id)).code).toBe(0);
+    // The revocation mark every API replica checks on its next call with the key (auth-marks.ts).
+    expect(Number(await redis.get(`${AUTH_MARK_KEY_PREFIX}${id}`))).toBeGreaterThan(0);
     expect(JSON.parse((await admin('key:list', '--account', account._id)).out)).toMatchObject([{ id, active: false }]);
     expect(await mongo.db.collection(COLLECTIONS.apiKeys.name).countDocuments({ revoked_at: { $ne: null } })).toBe(1);
 
     const credits = await admin('credits:add', '--account', account._id, '--amount', '50');
     expect(JSON.parse(credits.out)).toEqual({ account_id: account._id, credits: 150 });
+
+    expect(JSON.parse((await admin('account:status', '--account', account._id, '--status', 'inactive')).out)).toEqual({ account_id: account._id, status: 'inactive' });
+    expect(Number(await redis.get(`${AUTH_MARK_KEY_PREFIX}${account._id}`))).toBeGreaterThan(0);
   });
 
   it('lists accounts newest first without secrets, and finds them by id or part of a name or email', { timeout: 90_000 }, async () => {

@@ -1,13 +1,17 @@
 // Admin CLI: `npm run admin -- <command> [options]`. Talks to MongoDB at MONGODB_URL, or, when
 // that is unset, to the stack `npm start` is running (its addresses are in .local/stack.json).
+// Commands that take a credential's power away (a key revoked, an account deactivated, a plan
+// changed) also need Redis (REDIS_URL, or the stack's): they write the revocation marks that make
+// every API replica refuse the key from its next call (auth-marks.ts), and refuse to run without.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ALL_COLLECTIONS, PLAN_NAMES, PORTFOLIO_PLAN_NAMES, type PlanName, type PortfolioPlanName } from '@dv/contracts';
-import { connectMongo, ensureCollections } from '@dv/runtime';
+import { connectMongo, connectRedis, createLogger, ensureCollections } from '@dv/runtime';
+import { AuthMarks } from './auth-marks.ts';
 import { publicKey } from './model.ts';
 import { createPortfolioKey, listPortfolioKeys, publicPortfolioKey, revokePortfolioKey, setPortfolioPlan } from './portfolio-keys.ts';
-import { AccountError, addCredits, createAccount, createApiKey, getAccount, listAccounts, listApiKeys, revokeApiKey } from './store.ts';
+import { AccountError, addCredits, createAccount, createApiKey, getAccount, listAccounts, listApiKeys, revokeApiKey, setAccountPlan, setAccountStatus } from './store.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -16,6 +20,8 @@ Commands:
   account:show   --account ACC_ID
   account:list   [--limit N]                  newest first: id, name, email, plan, status, credits
   account:find   --query TEXT                 an id, or part of a name or email (case-insensitive)
+  account:status --account ACC_ID --status active|inactive   (inactive: its keys refused at once)
+  account:plan   --account ACC_ID --plan PLAN (a plan without API access: its keys refused at once)
   key:create     --account ACC_ID --name NAME [--mode live|sandbox]   (prints the full key once)
   key:list       --account ACC_ID
   key:revoke     --key KEY_ID_OR_PREFIX
@@ -29,18 +35,24 @@ Portfolio API (docs/portfolio-scanner.md "API"):
 
 Plans: ${PLAN_NAMES.join(', ')}
 Portfolio plans: ${PORTFOLIO_PLAN_NAMES.join(', ')} (business has no API access)
-MongoDB: MONGODB_URL (and MONGODB_DB, default "deliverability"), else the running \`npm start\` stack.`;
+MongoDB: MONGODB_URL (and MONGODB_DB, default "deliverability"), else the running \`npm start\` stack.
+Redis (key:revoke, portfolio-key:revoke, portfolio:plan, account:status, account:plan): REDIS_URL,
+else the running stack's.`;
 
-function mongoTarget(): { url: string; db: string } {
-  const db = process.env.MONGODB_DB ?? 'deliverability';
-  if (process.env.MONGODB_URL) return { url: process.env.MONGODB_URL, db };
+/** The commands that write revocation marks (auth-marks.ts). */
+const MARKING = new Set(['key:revoke', 'portfolio-key:revoke', 'portfolio:plan', 'account:status', 'account:plan']);
+
+/** MONGODB_URL / REDIS_URL when set, else the running `npm start` stack's. */
+function stackUrl(name: 'MONGODB_URL' | 'REDIS_URL'): string {
+  if (process.env[name]) return process.env[name];
   // DV_LOCAL_DIR: the launcher's folder when it was moved (as the launcher itself reads it).
   const stackFile = join(process.env.DV_LOCAL_DIR ?? join(resolve(import.meta.dirname, '../../..'), '.local'), 'stack.json');
   if (existsSync(stackFile)) {
-    const stack = JSON.parse(readFileSync(stackFile, 'utf8')) as { env?: { MONGODB_URL?: string } };
-    if (stack.env?.MONGODB_URL) return { url: stack.env.MONGODB_URL, db };
+    const stack = JSON.parse(readFileSync(stackFile, 'utf8')) as { env?: Record<string, string | undefined> };
+    const url = stack.env?.[name];
+    if (url) return url;
   }
-  throw new AccountError('invalid', 'MONGODB_URL is not set and no `npm start` stack is running (.local/stack.json missing)');
+  throw new AccountError('invalid', `${name} is not set and no \`npm start\` stack is running (.local/stack.json missing)${name === 'REDIS_URL' ? '; this command writes revocation marks in Redis' : ''}`);
 }
 
 function required(values: Record<string, unknown>, name: string): string {
@@ -65,12 +77,14 @@ async function main(argv: string[]): Promise<number> {
     options: {
       name: { type: 'string' }, email: { type: 'string' }, plan: { type: 'string' }, credits: { type: 'string' }, inactive: { type: 'boolean' },
       account: { type: 'string' }, mode: { type: 'string' }, key: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' },
-      query: { type: 'string' }, limit: { type: 'string' },
+      query: { type: 'string' }, limit: { type: 'string' }, status: { type: 'string' },
     },
     strict: true,
   });
-  const target = mongoTarget();
-  const mongo = await connectMongo(target.url, target.db);
+  // Redis first: a marking command must not change MongoDB and then fail to reach the replicas.
+  const redis = MARKING.has(command) ? await connectRedis(stackUrl('REDIS_URL'), createLogger('admin', 'silent')) : undefined;
+  const marks = redis ? new AuthMarks(redis.redis) : undefined;
+  const mongo = await connectMongo(stackUrl('MONGODB_URL'), process.env.MONGODB_DB ?? 'deliverability');
   try {
     await ensureCollections(mongo.db, ALL_COLLECTIONS);
     const db = mongo.db;
@@ -108,8 +122,22 @@ async function main(argv: string[]): Promise<number> {
         out = (await listApiKeys(db, required(values, 'account'))).map(publicKey);
         break;
       case 'key:revoke':
-        out = publicKey(await revokeApiKey(db, required(values, 'key')));
+        out = publicKey(await revokeApiKey(db, required(values, 'key'), undefined, marks));
         break;
+      case 'account:status': {
+        const status = required(values, 'status');
+        if (status !== 'active' && status !== 'inactive') throw new AccountError('invalid', '--status must be active or inactive');
+        const account = await setAccountStatus(db, required(values, 'account'), status, marks);
+        out = { account_id: account._id, status: account.status };
+        break;
+      }
+      case 'account:plan': {
+        const plan = required(values, 'plan');
+        if (!(PLAN_NAMES as readonly string[]).includes(plan)) throw new AccountError('invalid', `--plan must be one of ${PLAN_NAMES.join(', ')}`);
+        const account = await setAccountPlan(db, required(values, 'account'), plan as PlanName, marks);
+        out = { account_id: account._id, plan: account.plan };
+        break;
+      }
       case 'credits:add': {
         const amount = wholeNumber(required(values, 'amount'), 'amount');
         const account = await addCredits(db, required(values, 'account'), amount, `grant:cli:${Date.now()}:${Math.random().toString(36).slice(2)}`, values.note ?? null);
@@ -119,7 +147,7 @@ async function main(argv: string[]): Promise<number> {
       case 'portfolio:plan': {
         const plan = required(values, 'plan');
         if (plan !== 'none' && !(PORTFOLIO_PLAN_NAMES as readonly string[]).includes(plan)) throw new AccountError('invalid', `--plan must be none or one of ${PORTFOLIO_PLAN_NAMES.join(', ')}`);
-        const account = await setPortfolioPlan(db, required(values, 'account'), plan === 'none' ? null : (plan as PortfolioPlanName));
+        const account = await setPortfolioPlan(db, required(values, 'account'), plan === 'none' ? null : (plan as PortfolioPlanName), marks);
         out = { account_id: account._id, portfolio_plan: account.portfolio_plan ?? null };
         break;
       }
@@ -132,7 +160,7 @@ async function main(argv: string[]): Promise<number> {
         out = (await listPortfolioKeys(db, required(values, 'account'))).map(publicPortfolioKey);
         break;
       case 'portfolio-key:revoke': {
-        const revoked = await revokePortfolioKey(db, required(values, 'account'), wholeNumber(required(values, 'key'), 'key'));
+        const revoked = await revokePortfolioKey(db, required(values, 'account'), wholeNumber(required(values, 'key'), 'key'), marks);
         if (!revoked) throw new AccountError('not_found', `no portfolio key ${values.key} in account ${values.account}`);
         out = publicPortfolioKey(revoked);
         break;
@@ -144,6 +172,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     await mongo.close();
+    await redis?.close();
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Db, MongoServerError } from 'mongodb';
 import { COLLECTIONS, MAX_ACTIVE_PORTFOLIO_KEYS, PORTFOLIO_COUNTERS, PORTFOLIO_PLANS, type CounterDoc, type PortfolioKeyDoc, type PortfolioPlanName } from '@dv/contracts';
 import { hashKey, keyMatches, randomString } from './keys.ts';
+import type { AuthMarks } from './auth-marks.ts';
 import type { Account } from './model.ts';
 import { AccountError, getAccount } from './store.ts';
 
@@ -39,10 +40,12 @@ function isActive(k: PortfolioKeyDoc, now: Date): boolean {
   return k.revoked_at === null && (k.expires_at === null || k.expires_at > now);
 }
 
-export async function setPortfolioPlan(db: Db, accountId: string, plan: PortfolioPlanName | null): Promise<Account> {
+/** With `marks`, a plan without API access is refused from the account's next call on, on every replica (auth-marks.ts). */
+export async function setPortfolioPlan(db: Db, accountId: string, plan: PortfolioPlanName | null, marks?: AuthMarks): Promise<Account> {
   if (plan !== null && !(plan in PORTFOLIO_PLANS)) throw new AccountError('invalid', `portfolio plan must be one of ${Object.keys(PORTFOLIO_PLANS).join(', ')}`);
   const updated = await accounts(db).findOneAndUpdate({ _id: accountId }, { $set: { portfolio_plan: plan, updated_at: new Date() } }, { returnDocument: 'after' });
   if (!updated) throw new AccountError('not_found', `no account ${accountId}`);
+  await marks?.mark([accountId]);
   return updated;
 }
 
@@ -100,19 +103,20 @@ export async function listPortfolioKeys(db: Db, accountId: string): Promise<Port
   return keys(db).find({ account_id: accountId }).sort({ id: 1 }).toArray();
 }
 
-/** Revokes the account's key `id`; idempotent (keeps the first revocation time). Null when the account has no such key. */
-export async function revokePortfolioKey(db: Db, accountId: string, id: number): Promise<PortfolioKeyDoc | null> {
+/**
+ * Revokes the account's key `id`; idempotent (keeps the first revocation time). Null when the
+ * account has no such key. With `marks`, the key fails on every replica before this returns.
+ */
+export async function revokePortfolioKey(db: Db, accountId: string, id: number, marks?: AuthMarks): Promise<PortfolioKeyDoc | null> {
   const now = new Date();
-  const updated = await keys(db).findOneAndUpdate({ account_id: accountId, id, revoked_at: null }, { $set: { revoked_at: now } }, { returnDocument: 'after' });
-  return updated ?? keys(db).findOne({ account_id: accountId, id });
+  const updated = (await keys(db).findOneAndUpdate({ account_id: accountId, id, revoked_at: null }, { $set: { revoked_at: now } }, { returnDocument: 'after' })) ?? (await keys(db).findOne({ account_id: accountId, id }));
+  if (updated) await marks?.mark([updated._id]);
+  return updated;
 }
 
 export type PortfolioKeyLookup = { ok: true; account: Account; key: PortfolioKeyDoc } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' | 'no_account' };
 
-/**
- * Finds a presented key by its hash and compares in constant time. Read from MongoDB on every
- * call (no cache), so a revoked key fails at once on every replica.
- */
+/** Finds a presented key by its hash and compares in constant time (the portfolio API's KeyAuthenticator resolver). */
 export async function lookupPortfolioKey(db: Db, presented: string, now = new Date()): Promise<PortfolioKeyLookup> {
   if (!isPortfolioKeyShape(presented)) return { ok: false, reason: 'malformed' };
   const key = await keys(db).findOne({ hash: hashKey(presented) });

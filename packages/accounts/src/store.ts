@@ -2,6 +2,7 @@ import type { ClientSession, Db, MongoServerError } from 'mongodb';
 import { COLLECTIONS, MAX_ACTIVE_KEYS_PER_ACCOUNT, PLANS, newId, type PlanName } from '@dv/contracts';
 import { generateKey, generateWebhookSecret, keyMatches, parseKey, type KeyMode } from './keys.ts';
 import type { Account, ApiKeyRecord, LedgerEntry } from './model.ts';
+import type { AuthMarks } from './auth-marks.ts';
 
 export class AccountError extends Error {
   readonly code: 'not_found' | 'conflict' | 'invalid' | 'limit';
@@ -119,14 +120,39 @@ export async function listApiKeys(db: Db, accountId: string): Promise<ApiKeyReco
   return keys(db).find({ account_id: accountId }).sort({ created_at: -1 }).toArray();
 }
 
-/** Revokes by key id or public prefix. Idempotent: revoking a revoked key keeps its first revocation time. */
-export async function revokeApiKey(db: Db, idOrPrefix: string, accountId?: string): Promise<ApiKeyRecord> {
+/**
+ * Revokes by key id or public prefix. Idempotent: revoking a revoked key keeps its first revocation
+ * time. With `marks` (every caller that answers someone), the key stops working on every replica
+ * before this returns (auth-marks.ts); without, when the APIs' change streams report it.
+ */
+export async function revokeApiKey(db: Db, idOrPrefix: string, accountId?: string, marks?: AuthMarks): Promise<ApiKeyRecord> {
   const filter = { $or: [{ _id: idOrPrefix }, { prefix: idOrPrefix }], ...(accountId ? { account_id: accountId } : {}) };
   const existing = await keys(db).findOne(filter);
   if (!existing) throw new AccountError('not_found', `no key ${idOrPrefix}`);
-  if (existing.revoked_at) return existing;
-  const updated = await keys(db).findOneAndUpdate({ _id: existing._id, revoked_at: null }, { $set: { revoked_at: new Date() } }, { returnDocument: 'after' });
+  // Marked even when already revoked: a retry after a mark that failed still reaches the replicas.
+  const updated = existing.revoked_at ? existing : await keys(db).findOneAndUpdate({ _id: existing._id, revoked_at: null }, { $set: { revoked_at: new Date() } }, { returnDocument: 'after' });
+  await marks?.mark([existing._id]);
   return updated ?? (await keys(db).findOne({ _id: existing._id })) ?? existing;
+}
+
+/** Activates or deactivates an account; with `marks`, its keys (of every API) follow on every replica at once. */
+export async function setAccountStatus(db: Db, accountId: string, status: Account['status'], marks?: AuthMarks): Promise<Account> {
+  if (status !== 'active' && status !== 'inactive') throw new AccountError('invalid', 'status must be active or inactive');
+  return updateAccount(db, accountId, { status }, marks);
+}
+
+/** Moves an account to `plan` (its limits with it); with `marks`, a plan without API access is refused from the next call on. */
+export async function setAccountPlan(db: Db, accountId: string, plan: PlanName, marks?: AuthMarks): Promise<Account> {
+  if (!(plan in PLANS)) throw new AccountError('invalid', `plan must be one of ${Object.keys(PLANS).join(', ')}`);
+  return updateAccount(db, accountId, { plan, limits: { ...PLANS[plan].limits } }, marks);
+}
+
+/** Sets fields that authentication depends on, then marks the account (auth-marks.ts). */
+export async function updateAccount(db: Db, accountId: string, fields: Partial<Omit<Account, '_id'>>, marks?: AuthMarks): Promise<Account> {
+  const updated = await accounts(db).findOneAndUpdate({ _id: accountId }, { $set: { ...fields, updated_at: new Date() } }, { returnDocument: 'after' });
+  if (!updated) throw new AccountError('not_found', `no account ${accountId}`);
+  await marks?.mark([accountId]);
+  return updated;
 }
 
 export interface Authenticated {

@@ -1,14 +1,16 @@
 import type { Request, Response } from 'express';
-import { lookupPortfolioKey, touchPortfolioKey, type Account } from '@dv/accounts';
+import { KeyRejected, touchPortfolioKey, type Account } from '@dv/accounts';
 import { PORTFOLIO_PLANS, type PortfolioKeyDoc } from '@dv/contracts';
+import { TooManyAuthAttempts } from '@dv/runtime';
 import type { ApiCaller, ApiContext } from './context.ts';
 import { PortfolioError } from './errors.ts';
 
 // Bearer-key authentication (spec "Authentication"): the key is found by its hash and compared in
-// constant time (@dv/accounts); with ctx.keyCache (the service) it is remembered in process while a
-// change stream drops it the moment it is revoked or its account changes, so a revoked key fails
-// at once on every replica. Then the plan (403 without API access) and the limits; the
-// limit headers are set on the response at once, so every later error carries them too.
+// constant time, through ctx.auth (key-auth.ts, the KeyAuthenticator both APIs share): remembered
+// in process, but a key revoked, an account deactivated or a plan changed is refused from the call
+// after the change answers, on every replica. MongoDB lookups are limited per client address (429
+// when over). Then the plan (403 without API access) and the limits; the limit headers are set on
+// the response at once, so every later error carries them too.
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="portfolio"' };
 const lastUsedWritten = new Map<string, number>();
@@ -18,11 +20,15 @@ export async function authenticate(ctx: ApiContext, req: Request, res: Response)
   const m = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
   if (!m) throw new PortfolioError('authentication_required', 'Send your API key as "Authorization: Bearer svc_live_…".', CHALLENGE);
   const now = new Date();
-  const found = ctx.keyCache ? await ctx.keyCache.lookup(m[1]!, now) : await lookupPortfolioKey(ctx.db, m[1]!, now);
-  if (!found.ok) {
-    const detail = found.reason === 'malformed' ? 'This is not a portfolio API key (they begin with svc_live_); keys of other services do not work here.' : 'The API key is not valid: it is wrong, revoked or expired.';
+  const found = await ctx.auth.authenticate(m[1]!, req.ip ?? req.socket.remoteAddress ?? 'unknown').catch((err: unknown) => {
+    if (err instanceof TooManyAuthAttempts) {
+      const s = String(err.retryAfterSeconds);
+      throw new PortfolioError('rate_limit_exceeded', `Too many authentication attempts from this address (unknown or wrong keys count more); retry in ${s} s.`, { 'Retry-After': s });
+    }
+    if (!(err instanceof KeyRejected)) throw err;
+    const detail = err.reason === 'malformed' ? 'This is not a portfolio API key (they begin with svc_live_); keys of other services do not work here.' : 'The API key is not valid: it is wrong, revoked or expired.';
     throw new PortfolioError('invalid_api_key', detail, { 'WWW-Authenticate': 'Bearer realm="portfolio", error="invalid_token"' });
-  }
+  });
   return admitCaller(ctx, res, found.account, found.key, now);
 }
 

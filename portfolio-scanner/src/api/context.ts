@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
-import type { Account } from '@dv/accounts';
+import type { Account, AuthMarks } from '@dv/accounts';
 import type { Logger } from '@dv/runtime';
 import type { PortfolioKeyDoc, PortfolioPlan } from '@dv/contracts';
-import type { PortfolioKeyCache } from './key-cache.ts';
+import type { PortfolioKeyAuthenticator } from './key-auth.ts';
 import type { ApiLimits } from './limits.ts';
 
 /** What every route handler gets. */
@@ -18,8 +18,10 @@ export interface ApiContext {
   requestScan: (domains: readonly string[]) => Promise<void>;
   /** Seconds between last_used_at writes of one key in one process. */
   lastUsedThrottleMs: number;
-  /** Authenticated keys remembered in process (key-cache.ts); without it every call reads MongoDB. */
-  keyCache?: PortfolioKeyCache;
+  /** Finds a presented key (key-auth.ts: remembered in process, revocation marks, attempt limit). */
+  auth: PortfolioKeyAuthenticator;
+  /** Revocation marks: written by every path here that takes a key's power away, before it answers. */
+  marks: AuthMarks;
   /** Exports (src/exports): the file-link key and how long a link lasts (the limits are the plan's). */
   exports: { secret: string; linkTtlS: number };
   /** PUBLIC_BASE_URL: every link the API answers (root links, next/previous, file_url, poll) and the OpenAPI `servers` entry. */

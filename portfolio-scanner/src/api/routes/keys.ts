@@ -56,7 +56,7 @@ export const revokeKey = defineRoute({
   params: z.object({ id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }),
   responses: { '200': { description: 'The revoked key.', content: { 'application/json': { schema: okSchema('RevokedKey', apiKeySchema) } } }, '404': errorResponse('not_found: no key with this id in the account.') },
   handle: async ({ ctx, caller, input }) => {
-    const k = await revokePortfolioKey(ctx.db, caller.account._id, input.params.id);
+    const k = await revokePortfolioKey(ctx.db, caller.account._id, input.params.id, ctx.marks);
     if (!k) throw new PortfolioError('not_found', `No API key with id ${input.params.id} in this account.`);
     return ok(view(k));
   },

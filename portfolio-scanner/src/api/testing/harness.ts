@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { expect } from 'vitest';
-import { createAccount, createPortfolioKey, setPortfolioPlan } from '@dv/accounts';
+import { AuthMarks, createAccount, createPortfolioKey, setPortfolioPlan } from '@dv/accounts';
 import { ALL_COLLECTIONS, type PortfolioPlanName } from '@dv/contracts';
 import { connectRedis, createHttpApp, createLogger, createRegistry, ensureCollections, finishHttpApp, type MongoDependency, type RedisDependency } from '@dv/runtime';
 import { isolatedMongo, stackEnv } from '../../../../test/helpers.ts';
 import { connectorOAuth, mountPortfolioConnector } from '../../mcp/index.ts';
 import { mountPortfolioApi } from '../app.ts';
 import type { ApiContext } from '../context.ts';
+import { portfolioKeyAuthenticator } from '../key-auth.ts';
 import { ApiLimits } from '../limits.ts';
 
 // The portfolio API in-process on the run's real MongoDB and Redis (an own database and Redis
@@ -27,19 +28,30 @@ export interface Harness {
   db: MongoDependency['db'];
   redis: Redis;
   redisPrefix: string;
+  ctx: ApiContext;
   scanRequests: string[][];
   account: (plan: PortfolioPlanName | null, opts?: { status?: 'active' | 'inactive' }) => Promise<{ accountId: string; key: string }>;
   call: (method: string, path: string, opts?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<{ status: number; headers: Headers; body: Json }>;
   close: () => Promise<void>;
 }
 
-/** `trustedProxies`: TRUSTED_PROXIES of the app (the tests' loopback client then plays the proxy); `connector`: the MCP connector too. */
-export async function startHarness(label: string, opts: { trustedProxies?: string[]; connector?: boolean } = {}): Promise<Harness> {
-  const mongo = await isolatedMongo(label);
+/**
+ * `trustedProxies`: TRUSTED_PROXIES of the app (the tests' loopback client then plays the proxy);
+ * `connector`: the MCP connector too; `replicaOf`: another replica of that harness's API (its
+ * database and Redis prefix; closing it leaves them alone); `authAttemptsPerIpPerMinute`: the
+ * per-address lookup limit (the service's default otherwise; 0 off).
+ */
+export async function startHarness(label: string, opts: { trustedProxies?: string[]; connector?: boolean; replicaOf?: Harness; authAttemptsPerIpPerMinute?: number } = {}): Promise<Harness> {
+  const replicaOf = opts.replicaOf;
+  const mongo = replicaOf ? { db: replicaOf.db, close: async () => undefined } : await isolatedMongo(label);
   await ensureCollections(mongo.db, ALL_COLLECTIONS);
   const log = createLogger('portfolio-api-test', 'silent');
   const redisDep: RedisDependency = await connectRedis(stackEnv().REDIS_URL as string, log);
-  const redisPrefix = `t:${label}:${randomBytes(4).toString('hex')}:`;
+  const redisPrefix = replicaOf?.redisPrefix ?? `t:${label}:${randomBytes(4).toString('hex')}:`;
+  // As main.ts builds it: keys remembered while the change stream runs, revocation marks checked.
+  const marks = new AuthMarks(redisDep.redis);
+  const auth = portfolioKeyAuthenticator({ db: mongo.db, redis: redisDep.redis, log, marks, redisPrefix, attemptsPerIpPerMinute: opts.authAttemptsPerIpPerMinute });
+  await auth.start();
   const scanRequests: string[][] = [];
   const app = createHttpApp({ registry: createRegistry('portfolio-api-test'), log, dependencies: () => [], isShuttingDown: () => false, trustedProxies: opts.trustedProxies });
   // Listening first: the connector's OAuth metadata and redirects name the harness's own address.
@@ -51,6 +63,8 @@ export async function startHarness(label: string, opts: { trustedProxies?: strin
     db: mongo.db,
     redis: redisDep.redis,
     log,
+    auth,
+    marks,
     limits: new ApiLimits(redisDep.redis, redisPrefix),
     intervalS: INTERVAL_S,
     requestScan: async (domains) => {
@@ -70,6 +84,7 @@ export async function startHarness(label: string, opts: { trustedProxies?: strin
     db: mongo.db,
     redis: redisDep.redis,
     redisPrefix,
+    ctx,
     scanRequests,
     account: async (plan, opts = {}) => {
       n++;
@@ -97,8 +112,10 @@ export async function startHarness(label: string, opts: { trustedProxies?: strin
       return { status: res.status, headers: res.headers, body: parsed };
     },
     close: async () => {
+      server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      await mongo.db.dropDatabase();
+      await auth.stop();
+      if (!replicaOf) await mongo.db.dropDatabase();
       await mongo.close();
       await redisDep.close();
     },
