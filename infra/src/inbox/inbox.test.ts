@@ -114,6 +114,8 @@ describe('webhook receiver', () => {
     expect(judgeDelivery('/hooks/acc_1', null, Buffer.from(body), SECRET, now)).toMatchObject({ signature: 'missing', answered: 400 });
     const fresh = signWebhook(SECRET, 'not json');
     expect(judgeDelivery('/hooks/acc_1?x=1', fresh, Buffer.from('not json'), SECRET, now)).toMatchObject({ account_id: 'acc_1', signature: 'valid', event_type: null });
+    // A path that does not percent-decode names no account: an answer, not a throw.
+    expect(judgeDelivery('/hooks/%E0', fresh, Buffer.from('not json'), null, now)).toMatchObject({ account_id: '%E0', signature: 'unknown_account', answered: 400 });
   });
 });
 
