@@ -14,6 +14,7 @@ afterAll(async () => hostile?.close());
 
 describe('fetchJson against a hostile RDAP server', () => {
   it('every case is a failed outcome within the deadline, with memory bounded', async () => {
+    // Slack for a loaded 2-core CI machine; an unbounded drip or an inflated bomb is far past both.
     const before = process.memoryUsage().rss;
     const timeoutMs = 1_500;
     const options = { timeoutMs, maxBytes: 1024 * 1024, allowedHosts: new Set([new URL(hostile.url).host]), maxRedirects: 2 };
@@ -27,10 +28,10 @@ describe('fetchJson against a hostile RDAP server', () => {
     for (const { c, out, ms } of results) {
       expect(out, c).not.toHaveProperty('rejected');
       expect(out, c).toMatchObject({ ok: false, error: expect.any(String) });
-      expect(ms, c).toBeLessThan(timeoutMs + 1_000);
+      expect(ms, c).toBeLessThan(timeoutMs + 5_000);
     }
     const bomb = results.find((r) => r.c === 'gzip-bomb')!.out as { error: string };
     expect(bomb.error).toContain('larger than');
-    expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
   });
 });
