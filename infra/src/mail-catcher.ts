@@ -64,6 +64,9 @@ export async function startMailCatcher(opts: { inboxDir: string; host?: string; 
       });
     },
   });
+  // smtp-server re-emits a client's socket error inside a transaction (a reset mid-DATA) on the
+  // server; with no listener that event would end the launcher. The client is gone: nothing to do.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());

@@ -32,9 +32,20 @@ export interface WebhookReceiverOptions {
   onDelivery?: (d: StoredDelivery) => void;
 }
 
+/** The account id a delivery path names (percent-decoded; a malformed escape stays as sent), or null. */
+export function accountIdOf(path: string): string | null {
+  if (!path.startsWith(WEBHOOK_PATH_PREFIX)) return null;
+  const raw = path.slice(WEBHOOK_PATH_PREFIX.length).split(/[/?]/)[0] ?? '';
+  try {
+    return decodeURIComponent(raw) || null;
+  } catch {
+    return raw;
+  }
+}
+
 /** The pure part: what a delivery is, given its path, header, raw body and the account's secret. */
 export function judgeDelivery(path: string, header: string | null, body: Buffer, secret: string | null | undefined, now: Date): StoredDelivery {
-  const accountId = path.startsWith(WEBHOOK_PATH_PREFIX) ? decodeURIComponent(path.slice(WEBHOOK_PATH_PREFIX.length).split(/[/?]/)[0] ?? '') || null : null;
+  const accountId = accountIdOf(path);
   let signature: SignatureCheck;
   if (!header) signature = 'missing';
   else if (!secret) signature = 'unknown_account';
@@ -93,7 +104,7 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions): Promis
     }
     const header = req.headers[SIGNATURE_HEADER.toLowerCase()];
     const headerValue = Array.isArray(header) ? header.join(',') : (header ?? null);
-    const accountId = decodeURIComponent(path.slice(WEBHOOK_PATH_PREFIX.length).split(/[/?]/)[0] ?? '');
+    const accountId = accountIdOf(path);
     const secret = accountId ? await opts.secretFor(accountId) : null;
     const now = new Date();
     const delivery = judgeDelivery(path, headerValue, body, secret, now);

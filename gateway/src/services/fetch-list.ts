@@ -34,6 +34,18 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError('file_too_large', `The list is larger than ${size}; split it.`);
 }
 
+/** The URL's last path segment, decoded when it decodes (a malformed escape such as `%E0` stays as sent). */
+export function listFileName(url: URL): string {
+  const raw = url.pathname.split('/').pop() ?? '';
+  let name: string;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    name = raw;
+  }
+  return (name || 'list.csv').replace(/["\r\n]/g, '_').slice(0, 200);
+}
+
 function pinnedLookup(target: CheckedTarget): LookupFunction {
   return (_hostname, options, callback) => {
     const list = target.addresses.map((a) => ({ address: a.address, family: a.family }));
@@ -71,7 +83,7 @@ export async function fetchList(url: string, opts: FetchListOptions): Promise<Fe
     const onAbort = () => fail(new ApiError('bad_gateway', 'The list download was interrupted.'));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (err) => fail(new ApiError('bad_gateway', `The list URL could not be fetched: ${err.message}.`)));
-    req.on('response', (res) => {
+    const onResponse = (res: http.IncomingMessage) => {
       opts.signal?.removeEventListener('abort', onAbort);
       clearTimeout(timer);
       const status = res.statusCode ?? 0;
@@ -97,16 +109,26 @@ export async function fetchList(url: string, opts: FetchListOptions): Promise<Fe
           cb(null, chunk);
         },
       });
+      // A reset or a broken encoding mid-body reaches the reader as the gateway's error, not a 500.
       res.on('error', (err) => {
-        if (!cap.destroyed) cap.destroy(err);
+        if (!cap.destroyed) cap.destroy(new ApiError('bad_gateway', `The list download broke off: ${err.message}.`));
       });
       // The error is kept on the stream (cap.errored) and surfaces to whoever reads it; this listener
       // only keeps an error raised before the reader attached from becoming an uncaught exception.
       cap.on('error', () => undefined);
       res.pipe(cap);
       settled = true;
-      const name = decodeURIComponent(target.url.pathname.split('/').pop() ?? '') || 'list.csv';
-      resolve({ body: cap, fileName: name.replace(/["\r\n]/g, '_').slice(0, 200), contentType: String(res.headers['content-type'] ?? 'text/csv').split(';')[0]!.trim() });
+      resolve({ body: cap, fileName: listFileName(target.url), contentType: String(res.headers['content-type'] ?? 'text/csv').split(';')[0]!.trim() });
+    };
+    // Runs from the socket's parser, outside every promise: a throw here would be an uncaught
+    // exception that ends the process, so anything unexpected becomes this call's error.
+    req.on('response', (res) => {
+      try {
+        onResponse(res);
+      } catch (err) {
+        res.destroy();
+        fail(new ApiError('bad_gateway', `The list URL's answer could not be read: ${(err as Error).message}.`));
+      }
     });
     req.end();
   });

@@ -147,7 +147,8 @@ export async function parseUpload(req: Request, limits: UploadLimits): Promise<P
   try {
     await pipeline(req, bb);
   } catch (err) {
-    fail(invalidUpload(`The multipart body could not be read: ${(err as Error).message}.`));
+    // A source that failed with a reason of its own (a list URL's download breaking off) keeps it.
+    fail(err instanceof ApiError ? err : invalidUpload(`The multipart body could not be read: ${(err as Error).message}.`));
   }
   await fileDone;
   if (failure) throw failure;

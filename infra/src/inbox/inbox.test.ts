@@ -3,6 +3,7 @@
 // inbox reads back what both kept.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:https';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
@@ -62,6 +63,39 @@ describe('mail catcher', () => {
     expect(mail!.links).toEqual([link, `${link}&a=1`]);
     expect(readFileSync(join(inboxDir, 'mail', mail!.raw_file), 'utf8')).toContain('Subject:');
   });
+
+  it('outlives a client that resets the connection mid-message', async () => {
+    const { port } = new URL(catcher.url);
+    const banner = (socket: Socket) => new Promise<string>((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString())));
+    const rude = connect(Number(port), '127.0.0.1');
+    rude.on('error', () => undefined);
+    await banner(rude);
+    // One SMTP reply: lines up to the one whose code is followed by a space.
+    const reply = () =>
+      new Promise<string>((resolve) => {
+        let buf = '';
+        const on = (d: Buffer) => {
+          buf += d.toString();
+          if (/(^|\r\n)\d{3} [^\r\n]*\r\n$/.test(buf)) {
+            rude.off('data', on);
+            resolve(buf);
+          }
+        };
+        rude.on('data', on);
+      });
+    for (const line of ['EHLO rude.example', 'MAIL FROM:<a@rude.example>', 'RCPT TO:<b@example.com>', 'DATA']) {
+      const answered = reply();
+      rude.write(`${line}\r\n`);
+      expect(await answered, line).toMatch(/^[23]\d\d/);
+    }
+    rude.write('Subject: half\r\n\r\nhalf a mess');
+    await new Promise((r) => setTimeout(r, 50));
+    rude.resetAndDestroy();
+    await new Promise((r) => setTimeout(r, 200));
+    const next = connect(Number(port), '127.0.0.1');
+    expect(await banner(next)).toMatch(/^220 /);
+    next.destroy();
+  });
 });
 
 describe('webhook receiver', () => {
@@ -114,6 +148,8 @@ describe('webhook receiver', () => {
     expect(judgeDelivery('/hooks/acc_1', null, Buffer.from(body), SECRET, now)).toMatchObject({ signature: 'missing', answered: 400 });
     const fresh = signWebhook(SECRET, 'not json');
     expect(judgeDelivery('/hooks/acc_1?x=1', fresh, Buffer.from('not json'), SECRET, now)).toMatchObject({ account_id: 'acc_1', signature: 'valid', event_type: null });
+    // A path that does not percent-decode names no account: an answer, not a throw.
+    expect(judgeDelivery('/hooks/%E0', fresh, Buffer.from('not json'), null, now)).toMatchObject({ account_id: '%E0', signature: 'unknown_account', answered: 400 });
   });
 });
 

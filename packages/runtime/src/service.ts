@@ -12,7 +12,7 @@ import { connectMongo, ensureCollections, type MongoDependency } from './mongo.t
 import { StreamReplicasError, connectNats, ensureKvBuckets, ensureStreams, natsManager, type NatsDependency } from './nats.ts';
 import { connectRedis, type RedisDependency } from './redis.ts';
 import { NATS_PRODUCTION_RULES, type ProductionRules } from './production.ts';
-import { installGracefulShutdown } from './shutdown.ts';
+import { installFatalHandlers, installGracefulShutdown } from './shutdown.ts';
 
 /** Settings every service schema carries (see `serviceSchema`). */
 export interface BaseServiceConfig {
@@ -79,6 +79,7 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   const productionRules = { ...(def.needs.nats ? NATS_PRODUCTION_RULES : {}), ...def.unsafeInProduction } as ProductionRules<z.infer<S>>;
   const config = loadConfigOrExit(def.name, def.schema, process.env, productionRules) as z.infer<S> & BaseServiceConfig;
   const log = createLogger(def.name, config.LOG_LEVEL);
+  installFatalHandlers(log);
   const registry = createRegistry(def.name);
   const abort = new AbortController();
   let shuttingDown = false;

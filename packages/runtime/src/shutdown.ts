@@ -80,3 +80,18 @@ export function installGracefulShutdown(plan: ShutdownPlan): () => Promise<void>
   process.on('SIGINT', () => onSignal('SIGINT'));
   return shutdown;
 }
+
+/**
+ * An exception that no request, stream or timer caught (or a rejection nobody awaited; Node hands
+ * those here too) leaves the process in a state nobody reasoned about, so it is not kept running:
+ * one fatal JSON line with the error and its origin, then exit 1 at once, without draining. The
+ * supervisor restarts the process and JetStream redelivers what it had not acknowledged. No input
+ * should ever get here: every socket, stream and timer callback turns its failure into its own
+ * caller's error.
+ */
+export function installFatalHandlers(log: Logger, exit: (code: number) => void = (code) => process.exit(code)): void {
+  process.on('uncaughtException', (err, origin) => {
+    log.fatal({ err, origin }, 'uncaught exception; exiting');
+    exit(1);
+  });
+}

@@ -106,6 +106,15 @@ describe('RDAP server', () => {
     expect(v4.services).toEqual([[['127.0.0.0/8', '127.0.1.0/24'], [rdap.baseUrl]]]);
   });
 
+  it('answers 400 to a malformed escape in the name, and keeps serving', async () => {
+    for (const path of ['domain/%E0', 'ip/%', 'domain/a%FFb.test']) {
+      const bad = await get(path);
+      expect(bad.status, path).toBe(400);
+      expect(bad.body, path).toMatchObject({ errorCode: 400 });
+    }
+    expect((await get('domain/acme.test')).status).toBe(200);
+  });
+
   it('refuses other methods', async () => {
     const response = await fetch(new URL('domain/acme.test', rdap.baseUrl), { method: 'POST' });
     expect(response.status).toBe(405);

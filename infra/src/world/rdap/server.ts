@@ -39,18 +39,29 @@ export async function startRdapServer(section: RdapSectionInput, options: RdapSe
   const tlds = [...new Set([...Object.keys(rdap.domains).map(tldOf), ...(options.tlds ?? []).map(normalizeName)])].filter((t) => t !== '').sort();
   let origin = '';
 
+  // A request handler's throw would be uncaught and end the process: a name that does not
+  // percent-decode is the client's error.
+  const decoded = (segment: string): string | null => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return null;
+    }
+  };
   const route = (path: string): { status: number; body: unknown; type: string } => {
     const baseUrl = `${origin}/rdap/`;
     const domainMatch = /^\/rdap\/domain\/([^/]+)$/.exec(path);
     if (domainMatch) {
-      const name = normalizeName(decodeURIComponent(domainMatch[1] ?? ''));
+      const raw = decoded(domainMatch[1] ?? '');
+      if (raw === null) return rdapError(400, 'Bad Request', 'the domain name is not valid percent-encoding');
+      const name = normalizeName(raw);
       const domain = rdap.domains[name];
       if (domain === undefined) return rdapError(404, 'Not Found', `${name} is not registered in this world`);
       return { status: 200, body: domainBody(name, domain, `${baseUrl}domain/${name}`), type: RDAP_TYPE };
     }
     const ipMatch = /^\/rdap\/ip\/([^/]+)$/.exec(path);
     if (ipMatch) {
-      const ip = decodeURIComponent(ipMatch[1] ?? '');
+      const ip = decoded(ipMatch[1] ?? '') ?? '';
       if (net.isIP(ip) === 0) return rdapError(400, 'Bad Request', `${ip} is not an IP address`);
       const found = longestMatch(networks, ip);
       if (found === undefined) return rdapError(404, 'Not Found', `no network in this world contains ${ip}`);
@@ -66,7 +77,7 @@ export async function startRdapServer(section: RdapSectionInput, options: RdapSe
   };
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const path = URL.parse(req.url ?? '/', 'http://localhost')?.pathname ?? '/';
     requests.push(path);
     const answer = req.method === 'GET' || req.method === 'HEAD' ? route(path) : rdapError(405, 'Method Not Allowed', 'only GET and HEAD are supported');
     timers.later(options.latencyMs ?? 0, () => {

@@ -39,7 +39,10 @@ export async function fetchJson(url: string, options: FetchOptions): Promise<Fet
     }
     if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
       await res.body?.cancel();
-      current = new URL(res.headers.get('location') as string, parsed).href;
+      // A Location that is not a URL is the server's failure, not ours to throw.
+      const next = URL.parse(res.headers.get('location') as string, parsed.href);
+      if (!next) return { ok: false, status: res.status, url: current, error: 'redirect to a malformed URL' };
+      current = next.href;
       continue;
     }
     const retry = res.ok ? null : res.headers.get('retry-after');
