@@ -14,6 +14,7 @@ import { isolatedMongo } from '../../../test/helpers.ts';
 import { startRdapServer, type RdapServerHandle } from '../../../infra/src/world/rdap/server.ts';
 import { createRegistrationMetrics, REGISTRATION_METRICS } from './metrics.ts';
 import { RdapServerBudgets, retryAfterS } from './rdap-budget.ts';
+import { failedLookup } from './lookup-status.ts';
 import { eppStatus, nextFetchAt } from './record.ts';
 import { backfillRegistrations, dueRegistrations, refreshRegistration, type RegistrationDeps } from './refresh.ts';
 
@@ -222,5 +223,19 @@ describe('registration schedule (pure)', () => {
     expect(retryAfterS('soon', 0)).toBeUndefined();
     expect(eppStatus('client transfer prohibited')).toBe('clientTransferProhibited');
     expect(eppStatus('active')).toBe('active');
+  });
+});
+
+describe('why a lookup gave no data (pure)', () => {
+  it.each([
+    ['no RDAP server asked', [], 'no_rdap_service', 'No RDAP service for .zz'],
+    ['an error status', [{ host: 'rdap.zz', status: 403, error: 'HTTP 403' }], 'refused', 'rdap.zz: HTTP 403'],
+    ['a timeout', [{ host: 'rdap.zz', error: 'no answer within 2000 ms' }], 'unreachable', 'rdap.zz: no answer within 2000 ms'],
+    ['one timeout, one error status', [{ host: 'a.zz', error: 'request failed: fetch failed' }, { host: 'b.zz', status: 500, error: 'HTTP 500' }], 'refused', 'b.zz: HTTP 500'],
+  ])('%s', (_label, answers, status, detail) => {
+    const why = failedLookup('x.zz', answers, { error: 'no RDAP or WHOIS server answered for .zz' });
+    expect(why.status).toBe(status);
+    expect(why.detail).toContain(detail);
+    expect(why.detail).toContain('port 43: no RDAP or WHOIS server answered');
   });
 });
