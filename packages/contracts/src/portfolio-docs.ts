@@ -163,6 +163,16 @@ export interface WhoisDoc {
   fetched_at: Date;
   /** Due time of the next registration lookup (sooner when expiry is near). */
   next_fetch_at: Date;
+  /**
+   * How the latest lookup went (portfolio-scanner's LOOKUP_STATUSES: fetched, pending, deferred,
+   * no_rdap_service, refused, unreachable), so a record without data says why. Absent on records
+   * stored before it existed.
+   */
+  lookup_status?: string;
+  /** Why the latest lookup gave no data, in words; null once one answered. */
+  lookup_detail?: string | null;
+  /** When the latest lookup was tried; null while none was. */
+  last_attempt_at?: Date | null;
 }
 
 export const accountDomainId = (accountId: string, domain: string) => `${accountId}:${domain}`;

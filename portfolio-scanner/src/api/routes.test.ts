@@ -131,16 +131,33 @@ describe('one domain', () => {
     expect(d.scan_result).toMatchObject({ mx: '10 mx1.example.test', previous_mx: '10 old.example.test', scanned_at: d.last_scanned });
     expect(d.change_history).toEqual([expect.objectContaining({ domain_name: 'g1.example.test', field_name: 'mx', old_value: '10 old.example.test', new_value: '10 mx1.example.test' })]);
     expect(d.whois).toMatchObject({ registrar: 'Example Registrar', registration_date: '2010-01-01T00:00:00.000Z', domain_statuses: ['clientTransferProhibited'] });
-    expect(d.whois).not.toHaveProperty('next_fetch_at');
+    expect(d.whois).toMatchObject({ lookup_status: 'fetched', lookup_detail: null, next_fetch_at: expect.any(String) });
     const sr = (await h.call('GET', `/api/v1/domains/${ids.g1}/scan-results/`, { key: a.key })).body;
     expect(sr.data).toEqual(d.scan_result);
     const ch = (await h.call('GET', `/api/v1/domains/${ids.g1}/changes/?limit=1`, { key: a.key })).body;
     expect(ch).toMatchObject({ status: 'ok', data: d.change_history, meta: { total_count: 1, limit: 1, offset: 0 } });
     expect(ch.meta).not.toHaveProperty('next');
     expect((await h.call('GET', `/api/v1/domains/${ids.g1}/whois/`, { key: a.key })).body.data).toEqual(d.whois);
-    // Not scanned yet / no registration data yet: data null.
+    // Not scanned yet: data null.
     expect((await h.call('GET', `/api/v1/domains/${ids.u1}/scan-results/`, { key: a.key })).body).toEqual({ status: 'ok', data: null, meta: {}, errors: [] });
-    expect((await h.call('GET', `/api/v1/domains/${ids.u1}/whois/`, { key: a.key })).body.data).toBeNull();
+  });
+
+  it('whois before any registration data says why: not looked up yet, or the reason the last lookup failed and when the next is due', async () => {
+    const none = (await h.call('GET', `/api/v1/domains/${ids.u1}/whois/`, { key: a.key })).body;
+    expect(none.status).toBe('ok');
+    expect(none.data).toMatchObject({ domain_name: 'u1.example.test', whois_status: 'pending', registrar: null, lookup_status: 'pending', lookup_detail: expect.stringContaining('not been looked up'), last_attempt_at: null, next_fetch_at: null });
+    expect((await h.call('GET', `/api/v1/domains/${ids.u1}/`, { key: a.key })).body.data.whois).toEqual({ ...none.data, fetched_at: expect.any(String) });
+    const due = new Date(Date.now() + 6 * HOUR);
+    const tried = new Date(Date.now() - HOUR);
+    await h.db.collection<WhoisDoc>(COLLECTIONS.portfolioWhois.name).insertOne({
+      _id: 'n1.example.test', domain_name: 'n1.example.test', registrar: null, name_servers: null, registrant_name: null, registrant_org: null, registrant_country: null, registrant_state: null,
+      contact_email: null, registrar_abuse_email: null, registrar_abuse_phone: null, dnssec_status: null, whois_status: 'pending', whois_server: null,
+      registration_date: null, expiry_date: null, updated_date: null, privacy_enabled: false, domain_statuses: [], ip_geolocation: {}, fetched_at: tried, next_fetch_at: due,
+      lookup_status: 'no_rdap_service', lookup_detail: 'No RDAP service for .test in the IANA bootstrap.', last_attempt_at: tried,
+    });
+    expect((await h.call('GET', `/api/v1/domains/${ids.n1}/whois/`, { key: a.key })).body.data).toMatchObject({
+      whois_status: 'pending', lookup_status: 'no_rdap_service', lookup_detail: 'No RDAP service for .test in the IANA bootstrap.', last_attempt_at: tried.toISOString(), next_fetch_at: due.toISOString(),
+    });
   });
 
   it('another account\'s ids, and unknown ones, are 404 on every route', async () => {

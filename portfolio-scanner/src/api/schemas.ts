@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { scanResult } from '@dv/contracts';
+import { LOOKUP_STATUSES } from '../registration/lookup-status.ts';
 
 // Response schemas of the spec's resources, as the API writes them (datetimes as ISO 8601 strings).
 // They document the OpenAPI document; views.ts builds the objects.
@@ -57,7 +58,13 @@ export const whoisSchema = z
     privacy_enabled: z.boolean(),
     domain_statuses: z.array(z.string()),
     ip_geolocation: z.record(z.string(), z.unknown()),
-    fetched_at: dt,
+    fetched_at: dt.meta({ description: 'When the data was fetched; on a `pending` record, when the record was made (no lookup has answered yet).' }),
+    lookup_status: z
+      .enum(Object.keys(LOOKUP_STATUSES) as [keyof typeof LOOKUP_STATUSES])
+      .meta({ description: `How the latest lookup went: ${Object.entries(LOOKUP_STATUSES).map(([k, v]) => `\`${k}\` (${v})`).join('; ')}.` }),
+    lookup_detail: z.string().nullable().meta({ description: 'Why the latest lookup gave no data, in words (the servers asked and what they answered); null when it answered.' }),
+    last_attempt_at: dtN.meta({ description: 'When the latest lookup was tried; null while none was.' }),
+    next_fetch_at: dtN.meta({ description: 'When the next lookup is due; null while the domain is not queued yet.' }),
   })
   .meta({ id: 'WhoisRecord' });
 
@@ -74,7 +81,7 @@ export const domainDetailSchema = domainItemSchema
     custom_label: z.string().nullable(),
     scan_result: scanResultSchema.nullable(),
     change_history: z.array(changeSchema).meta({ description: 'The 20 most recent changes detected since `first_seen`, newest first (global domain view: of the corpus).' }),
-    whois: whoisSchema.nullable(),
+    whois: whoisSchema.meta({ description: 'The WHOIS record, a pending one with its reason until registration data is fetched (as GET …/whois/).' }),
   })
   .meta({ id: 'DomainDetail' });
 

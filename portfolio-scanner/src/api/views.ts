@@ -36,12 +36,37 @@ export function changeView(c: ChangeDoc) {
   return { id: c.id, domain_name: c.domain_name, field_name: c.field_name, old_value: c.old_value, new_value: c.new_value, detected_at: c.detected_at.toISOString() };
 }
 
-export function whoisView(w: WhoisDoc | null) {
-  if (!w) return null;
-  const { _id, next_fetch_at, ...rest } = w;
+export const NOT_LOOKED_UP = 'Registration data has not been looked up yet: the domain is queued for its first RDAP/WHOIS lookup.';
+
+/**
+ * The WHOIS record with why it holds no data (lookup_status, lookup_detail) and when the next
+ * lookup is due. A domain without a stored record gets a pending one (next_fetch_at null: not
+ * queued yet), so a client always reads a reason rather than a bare null. The spec's fetched_at
+ * is never null, so a pending record carries when it was made; last_attempt_at is the lookup time.
+ */
+export function whoisView(w: WhoisDoc | null, domain: string, now = new Date()) {
+  if (!w) {
+    return {
+      domain_name: domain, registrar: null, name_servers: null, registrant_name: null, registrant_org: null, registrant_country: null, registrant_state: null, contact_email: null,
+      registrar_abuse_email: null, registrar_abuse_phone: null, dnssec_status: null, whois_status: 'pending', whois_server: null, registration_date: null, expiry_date: null, updated_date: null,
+      privacy_enabled: false, domain_statuses: [], ip_geolocation: {}, fetched_at: now.toISOString(), lookup_status: 'pending', lookup_detail: NOT_LOOKED_UP, last_attempt_at: null, next_fetch_at: null,
+    };
+  }
+  const { _id, next_fetch_at, lookup_status, lookup_detail, last_attempt_at, ...rest } = w;
   void _id;
-  void next_fetch_at;
-  return { ...rest, registration_date: iso(w.registration_date), expiry_date: iso(w.expiry_date), updated_date: iso(w.updated_date), fetched_at: w.fetched_at.toISOString() };
+  // Records stored before lookup_status existed: a pending one was never looked up, any other was.
+  const status = lookup_status ?? (w.whois_status === 'pending' ? 'pending' : 'fetched');
+  return {
+    ...rest,
+    registration_date: iso(w.registration_date),
+    expiry_date: iso(w.expiry_date),
+    updated_date: iso(w.updated_date),
+    fetched_at: w.fetched_at.toISOString(),
+    lookup_status: status,
+    lookup_detail: lookup_detail ?? (status === 'pending' ? NOT_LOOKED_UP : null),
+    last_attempt_at: iso(last_attempt_at),
+    next_fetch_at: iso(next_fetch_at),
+  };
 }
 
 /** The account's domain `id`, or 404 (an unknown id and another account's id answer the same). */
@@ -73,7 +98,7 @@ export async function domainDetail(db: Db, d: AccountDomainDoc, globalView: bool
     custom_label: d.custom_label,
     scan_result: scanResultView(scanResultSince(c?.result ?? null, since)),
     change_history: history.map(changeView),
-    whois: whoisView(w),
+    whois: whoisView(w, d.domain),
   };
 }
 

@@ -116,7 +116,9 @@ describe('read tools', () => {
     const whois = await tool(client, 'get_registration_data', { domain: 'alpha.example.test' });
     expect(whois.data.whois).toMatchObject({ registrar: 'Example Registrar', expiry_date: '2030-01-01T00:00:00.000Z' });
     expect(whois.text).toContain('Example Registrar');
-    expect((await tool(client, 'get_registration_data', { domain: 'beta.example.test' })).data.whois).toBeNull();
+    const pending = await tool(client, 'get_registration_data', { domain: 'beta.example.test' });
+    expect(pending.data.whois).toMatchObject({ whois_status: 'pending', lookup_status: 'pending', next_fetch_at: null });
+    expect(pending.text).toContain('not been looked up');
     const history = await tool(client, 'get_change_history', { domain: 'alpha.example.test' });
     expect(history.data.changes.length).toBeGreaterThan(0);
     expect(history.data.changes.map((c: Json) => c.field_name)).toContain('dmarc_policy_p');

@@ -88,12 +88,15 @@ export function registerReadTools(server: McpServer, env: ToolEnv): void {
     'get_registration_data',
     {
       title: 'Registration (WHOIS/RDAP) data of a domain',
-      description: 'Registrar, name servers, registration, expiry and update dates of a monitored domain, as GET /api/v1/domains/{id}/whois/. `whois` is null until the registration data is first fetched.',
+      description: 'Registrar, name servers, registration, expiry and update dates of a monitored domain, as GET /api/v1/domains/{id}/whois/. Until the data is fetched `whois.whois_status` is `pending` and `lookup_status` / `lookup_detail` say why (not looked up yet, deferred, no RDAP service for the TLD, refused, unreachable) with `next_fetch_at` when the next lookup is due.',
     },
     {},
     async (d) => {
-      const w = whoisView(await whois(ctx.db).findOne({ _id: d.domain }));
-      const text = w ? `${d.domain}: registrar ${w.registrar ?? 'unknown'}, registered ${w.registration_date ?? '?'}, expires ${w.expiry_date ?? '?'}, name servers ${w.name_servers ?? '?'}.` : `No registration data for ${d.domain} yet.`;
+      const w = whoisView(await whois(ctx.db).findOne({ _id: d.domain }), d.domain);
+      const text =
+        w.whois_status !== 'pending'
+          ? `${d.domain}: registrar ${w.registrar ?? 'unknown'}, registered ${w.registration_date ?? '?'}, expires ${w.expiry_date ?? '?'}, name servers ${w.name_servers ?? '?'}.`
+          : `No registration data for ${d.domain} (${w.lookup_status}): ${w.lookup_detail ?? ''} Next lookup: ${w.next_fetch_at ?? 'once queued'}.`;
       return ok(text, { domain: d.domain, whois: w });
     },
   );

@@ -12,6 +12,7 @@ import { backfillRegistrations, dueRegistrations, refreshRegistration, type Regi
 
 export { refreshRegistration, dueRegistrations, backfillRegistrations, type RegistrationDeps } from './refresh.ts';
 export { RdapServerBudgets, RdapDeferred, retryAfterS } from './rdap-budget.ts';
+export { LOOKUP_STATUSES, failedLookup, type LookupStatus, type RdapAnswer } from './lookup-status.ts';
 export { whoisRecord, nextFetchAt, eppStatus, type RegistrationSchedule } from './record.ts';
 export { createRegistrationMetrics, REGISTRATION_METRICS, type RegistrationMetrics } from './metrics.ts';
 

@@ -80,6 +80,9 @@ export function whoisRecord(domain: string, w: WhoisLookup, rdapBody: unknown, n
     ip_geolocation: {},
     fetched_at: now,
     next_fetch_at: nextFetchAt,
+    lookup_status: 'fetched',
+    lookup_detail: null,
+    last_attempt_at: now,
   };
 }
 

@@ -6,6 +6,7 @@ import type { Db } from 'mongodb';
 import { COLLECTIONS, type CorpusDomainDoc, type WhoisDoc } from '@dv/contracts';
 import { lookupWhois, type FetchOptions, type FetchOutcome, type WhoisDeps } from '@dv/mailsec';
 import type { RefreshOutcome, RegistrationMetrics } from './metrics.ts';
+import { failedLookup, type LookupStatus, type RdapAnswer } from './lookup-status.ts';
 import { RdapDeferred, type RdapServerBudgets } from './rdap-budget.ts';
 import { nextFetchAt, whoisRecord, type RegistrationSchedule } from './record.ts';
 
@@ -28,26 +29,39 @@ function pending(domain: string, at: Date): WhoisDoc {
     _id: domain, domain_name: domain, registrar: null, name_servers: null, registrant_name: null, registrant_org: null, registrant_country: null,
     registrant_state: null, contact_email: null, registrar_abuse_email: null, registrar_abuse_phone: null, dnssec_status: null, whois_status: 'pending',
     whois_server: null, registration_date: null, expiry_date: null, updated_date: null, privacy_enabled: false, domain_statuses: [], ip_geolocation: {},
-    fetched_at: at, next_fetch_at: at,
+    fetched_at: at, next_fetch_at: at, lookup_status: 'pending', lookup_detail: null, last_attempt_at: null,
   };
 }
 
-function withoutDue(doc: WhoisDoc): Omit<WhoisDoc, '_id' | 'next_fetch_at'> {
-  const { _id, next_fetch_at: _due, ...rest } = doc;
+/** The pending record's fields a failed lookup sets only on insert (the rest it $sets). */
+function insertOnly(domain: string, at: Date) {
+  const { _id, next_fetch_at: _due, lookup_status: _s, lookup_detail: _d, last_attempt_at: _a, ...rest } = pending(domain, at);
   return rest;
+}
+
+/** Keeps the stored data (an outage is not a change) and records why this lookup gave none. */
+async function recordFailure(db: Db, domain: string, now: Date, next: Date, status: LookupStatus, detail: string): Promise<void> {
+  await whoisColl(db).updateOne(
+    { _id: domain },
+    { $set: { next_fetch_at: next, lookup_status: status, lookup_detail: detail, last_attempt_at: now }, $setOnInsert: insertOnly(domain, now) as never },
+    { upsert: true },
+  );
 }
 
 /**
  * Looks the domain up and stores the record. A lookup no source answered keeps the stored record
  * (a registry outage is not a change) and is tried again after failureRetryS; an RDAP server that
- * backs off or has no budget left puts the domain off until it may be asked.
+ * backs off or has no budget left puts the domain off until it may be asked. Either way the record
+ * says why (lookup_status, lookup_detail).
  */
 export async function refreshRegistration(db: Db, domain: string, deps: RegistrationDeps): Promise<{ outcome: RefreshOutcome; next: Date }> {
   const now = (deps.now ?? (() => new Date()))();
   let body: unknown;
+  const answers: RdapAnswer[] = [];
   const rdapFetch = async (url: string, options: FetchOptions): Promise<FetchOutcome> => {
     const res = await deps.budgets.fetch(url, options);
     if (res.ok) body = res.body;
+    else answers.push({ host: new URL(url).host, ...(res.status !== undefined ? { status: res.status } : {}), error: res.error });
     return res;
   };
   let outcome: RefreshOutcome;
@@ -57,7 +71,8 @@ export async function refreshRegistration(db: Db, domain: string, deps: Registra
     if (w.registered === null) {
       outcome = 'failed';
       next = new Date(now.getTime() + deps.failureRetryS * 1000);
-      await whoisColl(db).updateOne({ _id: domain }, { $set: { next_fetch_at: next }, $setOnInsert: withoutDue(pending(domain, now)) as never }, { upsert: true });
+      const why = failedLookup(w.query, answers, w);
+      await recordFailure(db, domain, now, next, why.status, why.detail);
     } else {
       const expiry = w.registration?.expires ? new Date(w.registration.expires) : null;
       next = nextFetchAt(now, expiry && !Number.isNaN(expiry.getTime()) ? expiry : null, deps.schedule);
@@ -69,7 +84,7 @@ export async function refreshRegistration(db: Db, domain: string, deps: Registra
     if (!(err instanceof RdapDeferred)) throw err;
     outcome = 'deferred';
     next = new Date(Math.max(err.untilMs, now.getTime() + 1000));
-    await whoisColl(db).updateOne({ _id: domain }, { $set: { next_fetch_at: next }, $setOnInsert: withoutDue(pending(domain, now)) as never }, { upsert: true });
+    await recordFailure(db, domain, now, next, 'deferred', `${err.message}.`);
   }
   deps.metrics?.refreshes.inc({ outcome });
   return { outcome, next };

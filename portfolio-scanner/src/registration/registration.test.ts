@@ -14,6 +14,7 @@ import { isolatedMongo } from '../../../test/helpers.ts';
 import { startRdapServer, type RdapServerHandle } from '../../../infra/src/world/rdap/server.ts';
 import { createRegistrationMetrics, REGISTRATION_METRICS } from './metrics.ts';
 import { RdapServerBudgets, retryAfterS } from './rdap-budget.ts';
+import { failedLookup } from './lookup-status.ts';
 import { eppStatus, nextFetchAt } from './record.ts';
 import { backfillRegistrations, dueRegistrations, refreshRegistration, type RegistrationDeps } from './refresh.ts';
 
@@ -30,6 +31,7 @@ let throttled: string[] = [];
 let boot: http.Server;
 let bootUrl: string;
 let throttleHost: string;
+let refuse: http.Server;
 
 const listen = async (server: http.Server) => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -56,14 +58,20 @@ beforeAll(async () => {
     res.end(JSON.stringify({ errorCode: 429, title: 'Too Many Requests' }));
   });
   throttleHost = `127.0.0.1:${await listen(throttle)}`;
-  // An IANA-style bootstrap: .test at the world's server, .example at the throttling one.
+  refuse = http.createServer((_req, res) => {
+    res.writeHead(403, { 'content-type': 'application/rdap+json' });
+    res.end(JSON.stringify({ errorCode: 403, title: 'Forbidden' }));
+  });
+  const refuseHost = `127.0.0.1:${await listen(refuse)}`;
+  // An IANA-style bootstrap: .test at the world's server, .example at the throttling one, .refused
+  // at one that answers 403; .zz has no RDAP service.
   boot = http.createServer((req, res) => {
     if (req.url !== '/dns.json') {
       res.writeHead(404).end();
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ version: '1.0', services: [[['test'], [rdap.baseUrl]], [['example'], [`http://${throttleHost}/rdap/`]]] }));
+    res.end(JSON.stringify({ version: '1.0', services: [[['test'], [rdap.baseUrl]], [['example'], [`http://${throttleHost}/rdap/`]], [['refused'], [`http://${refuseHost}/rdap/`]]] }));
   });
   bootUrl = `http://127.0.0.1:${await listen(boot)}/dns.json`;
 });
@@ -71,6 +79,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await rdap?.stop();
   throttle?.close();
+  refuse?.close();
   boot?.close();
   await mongo?.db.dropDatabase();
   await mongo?.close();
@@ -144,6 +153,29 @@ describe('registration data', () => {
     expect(text).toContain(`${REGISTRATION_METRICS.rdapRequests}{server="${throttleHost}",status="429"} 1`);
     expect(text).toContain(`${REGISTRATION_METRICS.rdapRequests}{server="${new URL(rdap.baseUrl).host}",status="200"} 1`);
     expect(text).toContain(`${REGISTRATION_METRICS.refreshes}{outcome="deferred"} 2`);
+    expect(await whois().findOne({ _id: 'one.example' })).toMatchObject({ whois_status: 'pending', lookup_status: 'deferred', lookup_detail: expect.stringContaining(throttleHost), last_attempt_at: NOW });
+  });
+
+  it('a lookup nobody answered records why: no RDAP service for the TLD, or an RDAP server that refused', async () => {
+    const none = await refreshRegistration(db, 'lonely.zz', deps());
+    expect(none.outcome).toBe('failed');
+    expect(await whois().findOne({ _id: 'lonely.zz' })).toMatchObject({
+      whois_status: 'pending',
+      lookup_status: 'no_rdap_service',
+      lookup_detail: expect.stringContaining('.zz'),
+      last_attempt_at: NOW,
+      next_fetch_at: new Date(NOW.getTime() + 3600_000),
+    });
+    expect((await refreshRegistration(db, 'shy.refused', deps())).outcome).toBe('failed');
+    expect(await whois().findOne({ _id: 'shy.refused' })).toMatchObject({ lookup_status: 'refused', lookup_detail: expect.stringContaining('HTTP 403') });
+    // A later answer clears the reason.
+    expect(await whois().findOne({ _id: 'reg-far.test' })).toMatchObject({ lookup_status: 'fetched', lookup_detail: null, last_attempt_at: NOW });
+  });
+
+  it('a failed refresh keeps the stored data and records why beside it', async () => {
+    await whois().updateOne({ _id: 'shy.refused' }, { $set: { whois_status: 'registered', registrar: 'Kept Registrar' } });
+    await refreshRegistration(db, 'shy.refused', deps());
+    expect(await whois().findOne({ _id: 'shy.refused' })).toMatchObject({ whois_status: 'registered', registrar: 'Kept Registrar', lookup_status: 'refused' });
   });
 
   it('paces requests to one server at its budget', async () => {
@@ -191,5 +223,19 @@ describe('registration schedule (pure)', () => {
     expect(retryAfterS('soon', 0)).toBeUndefined();
     expect(eppStatus('client transfer prohibited')).toBe('clientTransferProhibited');
     expect(eppStatus('active')).toBe('active');
+  });
+});
+
+describe('why a lookup gave no data (pure)', () => {
+  it.each([
+    ['no RDAP server asked', [], 'no_rdap_service', 'No RDAP service for .zz'],
+    ['an error status', [{ host: 'rdap.zz', status: 403, error: 'HTTP 403' }], 'refused', 'rdap.zz: HTTP 403'],
+    ['a timeout', [{ host: 'rdap.zz', error: 'no answer within 2000 ms' }], 'unreachable', 'rdap.zz: no answer within 2000 ms'],
+    ['one timeout, one error status', [{ host: 'a.zz', error: 'request failed: fetch failed' }, { host: 'b.zz', status: 500, error: 'HTTP 500' }], 'refused', 'b.zz: HTTP 500'],
+  ])('%s', (_label, answers, status, detail) => {
+    const why = failedLookup('x.zz', answers, { error: 'no RDAP or WHOIS server answered for .zz' });
+    expect(why.status).toBe(status);
+    expect(why.detail).toContain(detail);
+    expect(why.detail).toContain('port 43: no RDAP or WHOIS server answered');
   });
 });
