@@ -16,8 +16,8 @@ let sched: RunningProcess;
 beforeAll(async () => {
   t = await startHarness('sanity');
   liar = await startLyingDnsServer('nxdomain');
-  sched = await t.startSchedulerProcess({ DNS_SERVERS: liar.server, DNS_CANARIES: 'gmail.com,outlook.com,yahoo.com', DNS_CANARY_UNRELIABLE_INTERVAL_MS: '300', READINESS_GRACE_MS: '0' });
-}, 60_000);
+  sched = await t.startSchedulerProcess({ DNS_SERVERS: liar.server, DNS_CANARIES: 'gmail.com,outlook.com,yahoo.com', DNS_CANARY_UNRELIABLE_INTERVAL_MS: '300', READINESS_GRACE_MS: '2000' });
+}, 120_000);
 afterAll(async () => {
   await t?.stop();
   await liar?.stop();
@@ -42,6 +42,7 @@ describe('a resolver that denies every name', () => {
     expect(item.result?.decision.retry_after_seconds).toBe(600);
   }, 30_000);
 
+  // READINESS_GRACE_MS 2 s: the harness waits for a first 200, given while the grace runs.
   it('fails /readyz naming the resolver, and dependency_up says so', async () => {
     const r = await until(async () => ((await readyz()).status === 503 ? readyz() : null), 10_000, '/readyz 503');
     expect(r.body.down).toContain('resolver');
