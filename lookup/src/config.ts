@@ -11,6 +11,9 @@ export const lookupConfigSchema = z.object({
   /** Where RDAP base URLs come from; empty = the IANA bootstrap data shipped with the engine. */
   RDAP_BOOTSTRAP_URL: env.url(['http:', 'https:']).optional(),
   DNS_TIMEOUT_MS: env.int(D.dnsTimeoutMs, 100, 30_000),
+  DNS_CANARIES: env.domainList(D.dnsCanaries),
+  DNS_CANARY_INTERVAL_MS: env.int(D.dnsCanaryIntervalMs, 100, 3_600_000),
+  DNS_CANARY_UNRELIABLE_INTERVAL_MS: env.int(D.dnsCanaryUnreliableIntervalMs, 100, 3_600_000),
   LOOKUP_TIMEOUT_MS: env.int(D.lookupTimeoutMs, 1_000, 120_000),
   MAX_RECORD_CHARS: env.int(D.maxRecordChars, 64, 65_536),
   /** Accept loopback/private/documentation IP targets: only for the simulated world (127.0.0.0/8). */

@@ -1,5 +1,7 @@
 // Every tunable of the lookup service with its default; config.ts reads them from the environment.
 // Durations carry their unit in the name. docs/lookup.md explains the choices.
+import { RESOLVER_SANITY_DEFAULTS } from '@dv/mailsec';
+
 export const LOOKUP_DEFAULTS = {
   /** HTTP port (design.md: lookup 8081). */
   port: 8081,
@@ -26,6 +28,15 @@ export const LOOKUP_DEFAULTS = {
   lookupTimeoutMs: 20_000,
   /** Per-DNS-query timeout handed to the engine. */
   dnsTimeoutMs: 3_000,
+  /**
+   * DNS_CANARIES: names that certainly exist, asked to judge whether the resolver can be believed
+   * (@dv/mailsec resolver sanity). While it denies them (or answers them all alike) a lookup answers
+   * 503 "resolver unreliable" instead of "does not exist". Empty turns the check off.
+   */
+  dnsCanaries: RESOLVER_SANITY_DEFAULTS.canaries,
+  /** DNS_CANARY_INTERVAL_MS / DNS_CANARY_UNRELIABLE_INTERVAL_MS: how often the canaries are asked while the resolver is believed / not. */
+  dnsCanaryIntervalMs: RESOLVER_SANITY_DEFAULTS.intervalMs,
+  dnsCanaryUnreliableIntervalMs: RESOLVER_SANITY_DEFAULTS.unreliableIntervalMs,
 
   /** A verification link works this long after the request. */
   keyLinkTtlMinutes: 24 * 60,

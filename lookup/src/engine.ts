@@ -1,4 +1,5 @@
 import { createEngine, DNSBL_ZONES, type DnsblZone, type Engine } from '@dv/mailsec';
+import type { Logger } from '@dv/runtime';
 import type { LookupConfig } from './config.ts';
 
 // The one place lookup takes the mailsec engine from: the contract types, and the engine built
@@ -21,9 +22,15 @@ export function dnsblZonesFrom(entries: readonly string[]): DnsblZone[] | undefi
   });
 }
 
-export function createLookupEngine(config: LookupConfig): Engine {
+export function createLookupEngine(config: LookupConfig, log?: Logger): Engine {
   return createEngine({
     dnsServers: config.DNS_SERVERS,
+    canaries: config.DNS_CANARIES,
+    sanity: {
+      intervalMs: config.DNS_CANARY_INTERVAL_MS,
+      unreliableIntervalMs: config.DNS_CANARY_UNRELIABLE_INTERVAL_MS,
+      onChange: (state, detail) => log?.[state === 'trustworthy' ? 'info' : 'error']({ state, detail }, 'DNS resolver sanity changed'),
+    },
     rdapBootstrapUrl: config.RDAP_BOOTSTRAP_URL,
     dnsTimeoutMs: config.DNS_TIMEOUT_MS,
     allowPrivateTargets: config.ALLOW_PRIVATE_TARGETS,

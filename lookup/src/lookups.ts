@@ -54,6 +54,8 @@ export async function performLookup(ctx: LookupContext, caller: Caller, req: Loo
   const endTimer = ctx.metrics.engineDuration.startTimer({ tool: spec.name });
   try {
     output = await withTimeout(ctx.engine.run(spec.name, input), ctx.config.LOOKUP_TIMEOUT_MS);
+    // Judged after the run: its first NXDOMAIN may have been what set off the check.
+    if (spec.target !== 'record') unlessResolverLies(ctx);
   } catch (err) {
     await take.refund().catch(() => undefined);
     if (err instanceof TargetError) {
@@ -70,6 +72,22 @@ export async function performLookup(ctx: LookupContext, caller: Caller, req: Loo
   await ctx.cache.set(spec.name, input, output).catch((err: Error) => ctx.log.warn({ err: err.message }, 'could not store the answer in the response cache'));
   count('live');
   return buildEnvelope(spec, output, { source: sourceLink(ctx.config.SOURCE_BASE_URL, spec, input), cache: 'live', usage: { remaining_today: take.remaining, limit: take.limit, tier: caller.tier } });
+}
+
+/**
+ * While the resolver denies names that exist (or answers every name alike) an answer would say
+ * "does not exist" or "lookup failed" on its word: 503 naming the resolver instead, not counted
+ * and not cached, with when to come back.
+ */
+function unlessResolverLies(ctx: LookupContext): void {
+  const sanity = ctx.engine.resolverSanity;
+  if (!sanity || sanity.believed) return;
+  throw new ApiError(
+    'service_unavailable',
+    `Our DNS resolver is unreliable right now (${sanity.detail}), so this lookup cannot tell what exists; it was not counted. Retry in ${sanity.retryAfterS} s.`,
+    { reason: 'resolver_unreliable', resolver_state: sanity.state },
+    { 'Retry-After': String(sanity.retryAfterS) },
+  );
 }
 
 function normaliseInput(ctx: LookupContext, spec: ToolSpec, req: LookupRequest): ToolInput {

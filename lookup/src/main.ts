@@ -1,3 +1,4 @@
+import { resolverDependency } from '@dv/mailsec';
 import { runService } from '@dv/runtime';
 import { mountLookup } from './app.ts';
 import { lookupConfigSchema, lookupProductionRules } from './config.ts';
@@ -13,10 +14,12 @@ await runService({
   needs: { redis: true, mongo: true },
   routes: async (app, service) => {
     const { config } = service;
-    const engine = createLookupEngine(config);
+    const engine = createLookupEngine(config, service.log);
     ctx = createLookupContext({ config, engine, redis: service.redis!.redis, db: service.mongo!.db, log: service.log, registry: service.registry });
     await mountLookup(app, ctx, service.mongo!.db);
   },
+  // The engine's resolver denying names that exist (or answering them all alike): /readyz names `resolver`.
+  dependencies: () => [resolverDependency(() => (ctx?.engine.resolverSanity ? [ctx.engine.resolverSanity] : []))],
   stop: async () => {
     await ctx?.engine.close();
     ctx?.mailer?.close();

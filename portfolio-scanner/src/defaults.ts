@@ -1,4 +1,5 @@
 // Every tunable of the portfolio scanner with its default; config.ts reads them from the environment.
+import { RESOLVER_SANITY_DEFAULTS } from '@dv/mailsec';
 export const PORTFOLIO_DEFAULTS = {
   /** HTTP port (design.md: portfolio-scanner 8082). */
   port: 8082,
@@ -94,6 +95,16 @@ export const PORTFOLIO_DEFAULTS = {
   /** Resolver timeout per query and extra attempts (a timeout is an unconfirmed field, never a change). */
   dnsTimeoutMs: 2_000,
   dnsRetries: 1,
+  /**
+   * DNS_CANARIES: names that certainly exist, asked of each DNS_SERVERS entry to judge whether it
+   * can be believed (@dv/mailsec resolver sanity). While one denies them (or answers them all
+   * alike) its NXDOMAINs (or all its answers) are failed lookups: unconfirmed fields, never a
+   * record gone. Empty turns the check off; the simulated world sets its own.
+   */
+  dnsCanaries: RESOLVER_SANITY_DEFAULTS.canaries,
+  /** DNS_CANARY_INTERVAL_MS / DNS_CANARY_UNRELIABLE_INTERVAL_MS: how often the canaries are asked while the resolver is believed / not. */
+  dnsCanaryIntervalMs: RESOLVER_SANITY_DEFAULTS.intervalMs,
+  dnsCanaryUnreliableIntervalMs: RESOLVER_SANITY_DEFAULTS.unreliableIntervalMs,
   /** Seconds between two scans of a monitored domain (design.md 6: 24 h). */
   rescanIntervalS: 86_400,
   /** Scans one worker process runs at once (each is ~20-330 DNS queries, mostly waiting). */

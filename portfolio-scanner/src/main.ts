@@ -3,6 +3,7 @@
 // export workers) or
 // `both` (local use).
 // docs/portfolio-scanner.md "Workers and planner".
+import { resolverDependency } from '@dv/mailsec';
 import { runService } from '@dv/runtime';
 import { ApiLimits, mountPortfolioApi, type ApiContext } from './api/index.ts';
 import { AuthMarks } from '@dv/accounts';
@@ -99,6 +100,8 @@ await runService({
     exportWorker.start();
     log.info({ role: config.PORTFOLIO_ROLE, concurrency: config.PORTFOLIO_SCAN_CONCURRENCY, rescanIntervalS: config.PORTFOLIO_RESCAN_INTERVAL_S }, 'scan workers and planner started');
   },
+  // A DNS_SERVERS entry denying names that exist (or answering them all alike): /readyz names `resolver`.
+  dependencies: () => [resolverDependency(() => dns?.sanities ?? [])],
   stop: async ({ config }) => {
     // Planner first (its lease passes on at once), then the scans in hand get most of the budget;
     // what is not finished by then is given back to the other replicas.

@@ -4,6 +4,7 @@
 // and these values override it only where a SCHED_* variable is set. The retry ladders, the
 // throttle pause and the IP block are @dv/verdict's data (data/retry-ladder.ts), written once.
 import { LOAD_LEVEL_THRESHOLDS } from '@dv/contracts';
+import { RESOLVER_SANITY_DEFAULTS } from '@dv/mailsec';
 import { RETRY_POLICY } from '@dv/verdict';
 
 export const SCHEDULER_DEFAULTS = {
@@ -51,6 +52,15 @@ export const SCHEDULER_DEFAULTS = {
   dnsCacheMaxTtlS: 3_600,
   /** DNS_NEGATIVE_TTL_S: lifetime of a cached NXDOMAIN / null MX / no-mail-host answer. */
   dnsNegativeTtlS: 300,
+  /**
+   * DNS_CANARIES: names that certainly exist, asked to judge whether the resolver can be believed
+   * (@dv/mailsec resolver sanity); while it denies them or answers them all alike, no item ends
+   * domain_absent. Empty turns the check off; the simulated world sets its own.
+   */
+  dnsCanaries: RESOLVER_SANITY_DEFAULTS.canaries,
+  /** DNS_CANARY_INTERVAL_MS / DNS_CANARY_UNRELIABLE_INTERVAL_MS: how often the canaries are asked while the resolver is believed / not. */
+  dnsCanaryIntervalMs: RESOLVER_SANITY_DEFAULTS.intervalMs,
+  dnsCanaryUnreliableIntervalMs: RESOLVER_SANITY_DEFAULTS.unreliableIntervalMs,
 
   // Batching.
   /**

@@ -1,8 +1,8 @@
 // The live path of an item: MX lookup (shared cache) → provider → catch-all memory / MX-down
 // shortcuts → its domain's batch → dispatch (dispatch.ts). Items leave as stored results, parked
 // retries, or (on shutdown) released messages.
-import { DnsResolver, serversFromEnv } from '@dv/mailsec';
-import { verdict, type ProviderRow } from '@dv/verdict';
+import { saneDnsResolver, serversFromEnv, type ResolverSanity, type SaneDns } from '@dv/mailsec';
+import { verdict, type DnsOutcome, type ProviderRow } from '@dv/verdict';
 import { Batcher } from './batcher.ts';
 import { probesCatchAll, rcptsWithinErrorBudget } from './cut.ts';
 import type { LiveDeps, LiveItem } from './live-types.ts';
@@ -25,7 +25,7 @@ export class LivePath {
   readonly politeness: Politeness;
   private readonly d: LiveDeps;
   private readonly mx: MxLookup;
-  private readonly resolver: DnsResolver;
+  private readonly dns: SaneDns;
   private readonly batcher: Batcher<LiveItem>;
   private readonly dispatcher: Dispatcher;
   /**
@@ -46,9 +46,19 @@ export class LivePath {
     this.politeness = new Politeness({ redis: deps.redis, prefix: c.REDIS_PREFIX, leaseMs: c.SESSION_LEASE_MS });
     // Empty DNS_SERVERS: the system's resolvers (what node:dns would ask).
     const servers = c.DNS_SERVERS.length > 0 ? c.DNS_SERVERS : serversFromEnv({});
-    this.resolver = new DnsResolver({ servers, timeoutMs: c.DNS_TIMEOUT_MS, retries: 1 });
+    this.dns = saneDnsResolver({
+      servers,
+      canaries: c.DNS_CANARIES,
+      resolver: { timeoutMs: c.DNS_TIMEOUT_MS, retries: 1 },
+      sanity: {
+        intervalMs: c.DNS_CANARY_INTERVAL_MS,
+        unreliableIntervalMs: c.DNS_CANARY_UNRELIABLE_INTERVAL_MS,
+        onChange: (state, detail) => (this.dns.sanity.believed ? deps.log.info({ state }, 'DNS resolver believed again') : deps.log.error({ state, detail }, 'DNS resolver unreliable: no domain is called absent until it mends')),
+      },
+    });
+    void this.dns.sanity.start();
     this.mx = new MxLookup({
-      resolver: this.resolver,
+      resolver: this.dns.resolver,
       redis: deps.redis,
       prefix: c.REDIS_PREFIX,
       retries: c.DNS_RETRIES,
@@ -66,6 +76,11 @@ export class LivePath {
       // Sized by it at once; kept for its whole life when Redis could not take it.
       onLearnedRcpts: (provider, n, heldMs) => this.learned.set(provider, n, heldMs > 0 ? heldMs : LEARNED_CACHE_MS),
     });
+  }
+
+  /** Whether the MX lookups' resolver is believed (readiness names it while not). */
+  get resolverSanity(): ResolverSanity {
+    return this.dns.sanity;
   }
 
   /** Items waiting in batches or at a politeness gate (for load figures). */
@@ -91,7 +106,7 @@ export class LivePath {
     const now = new Date();
     const base = { email: h.item.email, syntax, lists: h.lists, now, ref: h.item.ref };
     if (dns.kind !== 'ok') {
-      this.d.finisher.finish(h, verdict({ ...base, dns }), h.item.attempts);
+      this.d.finisher.finish(h, verdict({ ...base, ...this.unlessResolverLies(dns) }), h.item.attempts);
       return;
     }
     const provider = dns.provider;
@@ -111,6 +126,16 @@ export class LivePath {
       return;
     }
     this.add({ h, dns, provider }, h.item.source_ip);
+  }
+
+  /**
+   * A failed lookup while the resolver is not believed is its lie withheld (SaneResolver): the
+   * result says so, and when a fresh check is worth it, instead of "DNS kept failing".
+   */
+  private unlessResolverLies(dns: Exclude<DnsOutcome, { kind: 'ok' }>): { dns: DnsOutcome; retryAfterSeconds?: number } {
+    const sanity = this.dns.sanity;
+    if (sanity.believed || (dns.kind !== 'servfail' && dns.kind !== 'timeout')) return { dns };
+    return { dns: { kind: 'resolver_unreliable', detail: sanity.detail }, retryAfterSeconds: sanity.retryAfterS };
   }
 
   private async rcptLimit(provider: ProviderRow, domain: string): Promise<number> {
@@ -138,6 +163,6 @@ export class LivePath {
     this.stopping = true;
     await this.dispatcher.stop(budgetMs);
     for (const q of this.batcher.queues.values()) for (const v of q.values.splice(0)) releaseHeld(v.h);
-    this.resolver.close();
+    this.dns.close();
   }
 }

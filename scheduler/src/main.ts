@@ -1,6 +1,7 @@
 // Scheduler process: pulls verification items, runs them through DNS, batching, politeness and the
 // probe fleet, stores results and events, publishes load figures (docs/scheduler.md).
 import { notifyWorkerSettings, resolveDownloadSecret, startNotifyWorker, type NotifyWorker } from '@dv/notify';
+import { resolverDependency } from '@dv/mailsec';
 import { runService } from '@dv/runtime';
 import { schedulerConfigSchema, schedulerProductionRules } from './config.ts';
 import { Scheduler } from './scheduler.ts';
@@ -26,6 +27,8 @@ await runService({
   },
   // No probe node alive: the scheduler is up (routing elsewhere would not help) but cannot probe.
   degraded: () => (scheduler?.load.last?.reason ? [scheduler.load.last.reason] : []),
+  // Its resolver denying names that exist (or answering them all alike): /readyz names `resolver`.
+  dependencies: () => [resolverDependency(() => (scheduler ? [scheduler.live.resolverSanity] : []))],
   stop: async (ctx) => {
     // Leave part of the shutdown budget for the stores and NATS drain that follow.
     await Promise.all([scheduler?.stop(Math.floor(ctx.config.SHUTDOWN_TIMEOUT_MS * 0.6)), notifier?.stop()]);

@@ -60,7 +60,7 @@ const control = http.createServer((req, res) => {
   return reply(404, { error: 'not found' });
 });
 await new Promise<void>((resolve) => control.listen(WORLD_PORTS.control, host, resolve));
-process.stdout.write(`${JSON.stringify({ ready: true, env: { DNS_SERVERS: `${host}:${WORLD_PORTS.dns}`, SMTP_PORT: String(WORLD_PORTS.smtp), RDAP_BOOTSTRAP_URL: world.rdapBootstrapUrl }, mx_hosts: world.hosts.size })}\n`);
+process.stdout.write(`${JSON.stringify({ ready: true, env: { DNS_SERVERS: `${host}:${WORLD_PORTS.dns}`, DNS_CANARIES: world.env.DNS_CANARIES, SMTP_PORT: String(WORLD_PORTS.smtp), RDAP_BOOTSTRAP_URL: world.rdapBootstrapUrl }, mx_hosts: world.hosts.size })}\n`);
 
 const stop = (): void => {
   control.close();

@@ -23,6 +23,7 @@ export { WorldValidationError, loadWorld, parseRecords, parseWorld } from './loa
 export { startWorld } from './world.ts';
 export type { StartWorldOptions, WorldHandle } from './world.ts';
 export { startDnsServer } from './dns/server.ts';
+export { startLyingDnsServer, type LiarMode, type LyingDnsServer } from './dns/liar.ts';
 export type { DnsQuery, DnsServerHandle, DnsServerOptions } from './dns/server.ts';
 export { startSmtpHost, startSmtpHosts } from './smtp/host.ts';
 export type { SmtpHostHandle, SmtpHostOptions } from './smtp/host.ts';

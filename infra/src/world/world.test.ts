@@ -52,6 +52,8 @@ describe('the default world', () => {
   it('hands a service its configuration as environment variables', () => {
     expect(world.env).toEqual({
       DNS_SERVERS: `127.0.0.1:${world.dns.port}`,
+      // The world's own names for the services' resolver sanity check (gmail.com does not exist here).
+      DNS_CANARIES: 'ns1.simulated.test,mx1.acme.test,acme.test',
       SMTP_PORT: String(world.smtpPort),
       RDAP_BOOTSTRAP_URL: world.rdapBootstrapUrl,
     });

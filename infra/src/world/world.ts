@@ -23,7 +23,7 @@ export interface WorldHandle {
   smtpPort: number;
   rdapBaseUrl: string;
   rdapBootstrapUrl: string;
-  // DNS_SERVERS, SMTP_PORT and RDAP_BOOTSTRAP_URL, ready to hand to a service.
+  // DNS_SERVERS, DNS_CANARIES, SMTP_PORT and RDAP_BOOTSTRAP_URL, ready to hand to a service.
   env: Record<string, string>;
   // By host name; live objects updated while the world runs.
   hosts: Map<string, SmtpHostStats>;
@@ -46,7 +46,7 @@ export async function startWorld(input: WorldInput, options: StartWorldOptions =
     started.push(rdap);
     const smtp = await startSmtpHosts(world.smtp.hosts, { port: options.smtpPort, latencyMs, clientLatencyMs: world.clientLatencyMs });
     started.push(...smtp.hosts);
-    return handle(dns, rdap, smtp);
+    return handle(dns, rdap, smtp, worldCanaries(world.dns.records, Object.keys(world.dns.behaviours)));
   } catch (error) {
     await Promise.all(started.map((part) => part.stop()));
     throw error;
@@ -57,6 +57,7 @@ function handle(
   dns: Awaited<ReturnType<typeof startDnsServer>>,
   rdap: Awaited<ReturnType<typeof startRdapServer>>,
   smtp: { port: number; hosts: SmtpHostHandle[] },
+  canaries: readonly string[],
 ): WorldHandle {
   let stopping: Promise<void> | undefined;
   return {
@@ -64,7 +65,7 @@ function handle(
     smtpPort: smtp.port,
     rdapBaseUrl: rdap.baseUrl,
     rdapBootstrapUrl: rdap.bootstrapUrl,
-    env: { DNS_SERVERS: dns.server, SMTP_PORT: String(smtp.port), RDAP_BOOTSTRAP_URL: rdap.bootstrapUrl },
+    env: { DNS_SERVERS: dns.server, DNS_CANARIES: canaries.join(','), SMTP_PORT: String(smtp.port), RDAP_BOOTSTRAP_URL: rdap.bootstrapUrl },
     hosts: new Map(smtp.hosts.map((host) => [host.name, host.stats])),
     setRecords: (records, behaviours) => dns.setRecords(records, behaviours),
     reset() {
@@ -76,4 +77,23 @@ function handle(
       return stopping;
     },
   };
+}
+
+/**
+ * The world's own canaries for the services' resolver sanity check (DNS_CANARIES): the real
+ * internet's (gmail.com, ...) do not exist here. Up to three names with an A record of an address
+ * no other canary has, and no scripted behaviour (a SERVFAIL or slow name would blur the check).
+ */
+export function worldCanaries(records: readonly DnsRecordInput[], scripted: readonly string[]): string[] {
+  const skip = new Set(scripted.map((n) => n.toLowerCase()));
+  const canaries: string[] = [];
+  const addresses = new Set<string>();
+  for (const r of records) {
+    if (r.type !== 'A' || !('address' in r) || skip.has(r.name.toLowerCase()) || r.name.endsWith('.arpa')) continue;
+    if (addresses.has(r.address) || canaries.includes(r.name)) continue;
+    addresses.add(r.address);
+    canaries.push(r.name);
+    if (canaries.length === 3) break;
+  }
+  return canaries;
 }

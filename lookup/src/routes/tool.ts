@@ -42,6 +42,7 @@ export function toolRoute(spec: ToolSpec): RouteDef {
       '401': problemResponse('The Authorization header is not a valid free key (code invalid_api_key).'),
       '429': problemResponse('The daily allowance is used up (code quota_exhausted); the body says how to get a free key.', retryAfterHeader),
       '502': problemResponse('The lookup failed on our side (not counted).'),
+      '503': problemResponse('Our DNS resolver is unreliable right now: it denies names that certainly exist, or answers every name alike (code service_unavailable, reason resolver_unreliable); nothing is said to exist or not. Not counted, not cached.', retryAfterHeader),
       '504': problemResponse('The lookup timed out (not counted).'),
     },
   };

@@ -109,6 +109,16 @@ export const env = {
         }
         return items;
       }),
+  /** Comma-separated domain names (DNS_CANARIES); set empty for none. */
+  domainList: (fallback: readonly string[]) =>
+    z
+      .string()
+      .default(fallback.join(','))
+      .transform((v, ctx) => {
+        const items = v.split(',').map((s) => s.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean);
+        for (const item of items) if (!/^(?=.{1,253}$)([a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(item)) ctx.addIssue({ code: 'custom', message: `"${item}" is not a domain name` });
+        return items;
+      }),
   /** Comma-separated IP list (PROBE_SOURCE_IPS). */
   ipList: () =>
     z

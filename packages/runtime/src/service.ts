@@ -62,6 +62,8 @@ export interface ServiceDefinition<S extends z.ZodObject> {
   stop?: (ctx: ServiceContext<z.infer<S> & BaseServiceConfig>) => Promise<void>;
   /** Reasons the process cannot work as usual right now, listed by /readyz as `degraded` (still 200). */
   degraded?: () => readonly string[];
+  /** Dependencies of the service's own making (e.g. its DNS resolver), judged by /readyz like the servers. */
+  dependencies?: () => readonly Dependency[];
 }
 
 export interface RunningService {
@@ -121,7 +123,7 @@ export async function runService<S extends z.ZodObject>(def: ServiceDefinition<S
   }
 
   const ctx: ServiceContext<z.infer<S> & BaseServiceConfig> = { name: def.name, config, log, registry, nats, redis, mongo, shutdownSignal: abort.signal };
-  const app = createHttpApp({ registry, log, dependencies: () => deps, isShuttingDown: () => shuttingDown, trustedProxies: config.TRUSTED_PROXIES, degraded: def.degraded, readinessGraceMs: config.READINESS_GRACE_MS });
+  const app = createHttpApp({ registry, log, dependencies: () => [...deps, ...(def.dependencies?.() ?? [])], isShuttingDown: () => shuttingDown, trustedProxies: config.TRUSTED_PROXIES, degraded: def.degraded, readinessGraceMs: config.READINESS_GRACE_MS });
   await def.routes?.(app, ctx);
   finishHttpApp(app, log);
 

@@ -42,6 +42,7 @@ describe('verdict outcomes', () => {
     { name: 'every MX host NXDOMAIN', input: { dns: { kind: 'mx_hosts_absent' } }, status: 'undeliverable', sub: 'domain_absent', score: 0, action: 'drop', safe: 'no' },
     { name: 'SERVFAIL', input: { dns: { kind: 'servfail' } }, status: 'unknown', sub: 'temp_failure', score: 30, action: 'review', safe: 'caution' },
     { name: 'DNS timeout', input: { dns: { kind: 'timeout' } }, status: 'unknown', sub: 'timeout', score: 30, action: 'review', safe: 'caution' },
+    { name: 'our resolver denies names that exist: never domain_absent', input: { dns: { kind: 'resolver_unreliable', detail: 'it says gmail.com does not exist' } }, status: 'unknown', sub: 'temp_failure', score: 30, action: 'review', safe: 'caution' },
     { name: 'deadline', input: { dns: OK_DNS, deadlineReached: true }, status: 'unknown', sub: 'deadline', score: 30, action: 'review', safe: 'caution' },
     { name: 'not probed', input: { dns: OK_DNS }, status: 'unknown', sub: 'no_signal', score: 30, action: 'review', safe: 'caution' },
     { name: 'syntax', email: 'john..doe@acme.com', input: {}, status: 'undeliverable', sub: 'syntax', score: 0, action: 'drop', safe: 'no' },

@@ -20,7 +20,9 @@ export type DnsOutcome =
   /** MX records exist but no MX host name has an A or AAAA record (RFC 5321 5.1: no fallback to the domain's own address). */
   | { kind: 'mx_hosts_absent' }
   | { kind: 'servfail' }
-  | { kind: 'timeout' };
+  | { kind: 'timeout' }
+  /** Our resolver denies names that certainly exist, or answers every name alike: nothing it says about the domain is believed. */
+  | { kind: 'resolver_unreliable'; detail?: string };
 
 /** mx_refused: the probe refused every MX address as private or special-purpose; nothing was dialled. */
 export type SessionOutcome = 'completed' | 'connect_failed' | 'timeout' | 'dropped' | 'tls_failed' | 'mx_refused';
@@ -102,6 +104,9 @@ function outcomeOf(input: VerdictInput, lists: ListSignals | null): Outcome {
   if (!dns) return o('unknown', 'no_signal', 'the domain was not looked up');
   if (dns.kind === 'servfail') return o('unknown', 'temp_failure', 'DNS lookups for the domain kept failing');
   if (dns.kind === 'timeout') return o('unknown', 'timeout', 'DNS lookups for the domain timed out');
+  if (dns.kind === 'resolver_unreliable') {
+    return o('unknown', 'temp_failure', `our DNS resolver is unreliable right now${dns.detail ? ` (${dns.detail})` : ''}, so the domain was not judged`);
+  }
   if (!probe) return o('unknown', 'no_signal', 'the mail server was not probed');
   if (probe.rcpt === null && probe.session === 'mx_refused') {
     // Never undeliverable: the domain may be fine and merely point at a network we do not probe.
@@ -118,7 +123,7 @@ function outcomeOf(input: VerdictInput, lists: ListSignals | null): Outcome {
 function mxProviderOf(dns: DnsOutcome | undefined): string {
   if (!dns) return 'unknown';
   if (dns.kind === 'ok') return dns.provider.id;
-  return dns.kind === 'servfail' || dns.kind === 'timeout' ? 'unknown' : 'none';
+  return dns.kind === 'servfail' || dns.kind === 'timeout' || dns.kind === 'resolver_unreliable' ? 'unknown' : 'none';
 }
 
 function healthFallback(dns: DnsOutcome | undefined): number {

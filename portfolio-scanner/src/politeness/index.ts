@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Registry } from 'prom-client';
-import { DnsResolver, serversFromEnv } from '@dv/mailsec';
+import { DnsResolver, ResolverSanity, SaneResolver, serversFromEnv } from '@dv/mailsec';
 import type { Logger, RedisDependency } from '@dv/runtime';
 import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
 import { createPolitenessMetrics } from './metrics.ts';
@@ -23,6 +23,9 @@ export interface PolitenessConfig {
   DNS_SERVERS: string[];
   DNS_TIMEOUT_MS: number;
   DNS_RETRIES: number;
+  DNS_CANARIES: readonly string[];
+  DNS_CANARY_INTERVAL_MS: number;
+  DNS_CANARY_UNRELIABLE_INTERVAL_MS: number;
   REDIS_PREFIX: string;
   PORTFOLIO_DNS_OPERATOR_DEFAULT_QPS: number;
   PORTFOLIO_DNS_OPERATOR_QPS: Record<string, number>;
@@ -35,6 +38,8 @@ export interface PolitenessConfig {
 export interface ScanResolverHandle {
   resolver: PoliteResolver;
   scheduler: BudgetScheduler;
+  /** One sanity check per upstream resolver (readiness names `resolver` while one is not believed). */
+  sanities: readonly ResolverSanity[];
   /** Live replicas sharing the budgets (1 until the first heartbeat, or when not shared). */
   replicas(): number;
   /** Adds a listener for the replica count (the RDAP budgets divide by it too). */
@@ -54,6 +59,17 @@ export async function createPoliteScanResolver(
 ): Promise<ScanResolverHandle> {
   const servers = config.DNS_SERVERS.length > 0 ? config.DNS_SERVERS : serversFromEnv({}).map((s) => (s.family === 6 ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`));
   const upstreamResolvers = servers.map((server) => new DnsResolver({ servers: [server], timeoutMs: config.DNS_TIMEOUT_MS, retries: 0, cacheMaxEntries: 0, maxOutstanding: PORTFOLIO_DEFAULTS.dnsUpstreamMaxOutstanding }));
+  // Each upstream checked on its own (one lying resolver among good ones is still found), through
+  // its own cache-less resolver, outside the budgets: a few canary queries a minute.
+  const sanities = upstreamResolvers.map((r, i) => new ResolverSanity({
+    resolver: r,
+    name: servers[i] as string,
+    canaries: config.DNS_CANARIES,
+    intervalMs: config.DNS_CANARY_INTERVAL_MS,
+    unreliableIntervalMs: config.DNS_CANARY_UNRELIABLE_INTERVAL_MS,
+    onChange: (state, detail) => deps.log?.[state === 'trustworthy' ? 'info' : 'error']({ resolver: servers[i], state, detail }, 'DNS resolver sanity changed'),
+  }));
+  await Promise.all(sanities.map((s) => s.start()));
   const d = PORTFOLIO_DEFAULTS;
   const maxWaitMs = config.PORTFOLIO_DNS_BUDGET_MAX_WAIT_MS;
   const scheduler = new BudgetScheduler({
@@ -64,7 +80,7 @@ export async function createPoliteScanResolver(
   });
   const metrics = deps.registry ? createPolitenessMetrics(deps.registry) : undefined;
   const resolver = new PoliteResolver({
-    upstreams: upstreamResolvers.map((r, i) => ({ name: servers[i] as string, resolver: r })),
+    upstreams: upstreamResolvers.map((r, i) => ({ name: servers[i] as string, resolver: new SaneResolver(r, sanities[i]!) })),
     scheduler,
     operators: new OperatorBudgets({ defaultQps: config.PORTFOLIO_DNS_OPERATOR_DEFAULT_QPS, overrides: config.PORTFOLIO_DNS_OPERATOR_QPS }),
     answerCacheMaxEntries: d.dnsAnswerCacheMaxEntries,
@@ -107,6 +123,7 @@ export async function createPoliteScanResolver(
   return {
     resolver,
     scheduler,
+    sanities,
     replicas: () => replicas,
     onReplicas: (l) => {
       listeners.push(l);
@@ -115,6 +132,7 @@ export async function createPoliteScanResolver(
     close: async () => {
       await heartbeat?.stop();
       scheduler.close();
+      for (const s of sanities) s.stop();
       for (const r of upstreamResolvers) r.close();
     },
   };

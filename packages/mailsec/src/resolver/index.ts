@@ -15,3 +15,5 @@ export {
   type RrOf,
   type RrType,
 } from './types.ts';
+export { RESOLVER_SANITY_DEFAULTS, judgeCanaries, isBelieved, type CanaryAnswer, type SanityJudgement, type SanityState } from './sanity.ts';
+export { ResolverSanity, SaneResolver, RESOLVER_UNRELIABLE, saneDnsResolver, resolverDependency, type ResolverSanityOptions, type SaneDns, type SaneDnsOptions } from './sanity-check.ts';

@@ -119,6 +119,11 @@ export class DnsResolver implements Resolver {
     return (await this.#resolveAny(name, type, [])) as unknown as ResolveResult<T>;
   }
 
+  /** Forgets every cached answer (e.g. answers kept while the upstream was lying). */
+  clearCache(): void {
+    this.#cache.clear();
+  }
+
   /** Releases every socket and timer; pending and later lookups end with rcode ERROR. */
   close(): void {
     if (this.#closed) return;

@@ -3,6 +3,7 @@
 // functions directly.
 import { parseServers, serversFromEnv } from '../resolver/servers.ts';
 import { DnsResolver } from '../resolver/resolver.ts';
+import { saneDnsResolver, type ResolverSanity } from '../resolver/sanity-check.ts';
 import type { Resolver } from '../resolver/types.ts';
 import { DNSBL_ZONES, type DnsblZone } from '../dnsbl/zones.ts';
 import { RdapBootstrap } from '../whois/bootstrap.ts';
@@ -28,17 +29,29 @@ export interface ToolContext {
 }
 
 export interface OwnedToolContext extends ToolContext {
+  /** The check of the resolver the context built, when canaries were given. */
+  sanity?: ResolverSanity;
   /** Releases what the context created (its resolver; an injected one is left alone). */
   close(): void;
 }
 
 export function createToolContext(opts: EngineOptions): OwnedToolContext {
   let resolver = opts.resolver;
-  let owned: DnsResolver | undefined;
+  let owned: { close(): void } | undefined;
+  let sanity: ResolverSanity | undefined;
   if (!resolver) {
     const servers = opts.dnsServers.length > 0 ? parseServers(opts.dnsServers) : serversFromEnv({});
-    owned = new DnsResolver({ servers, ...(opts.dnsTimeoutMs !== undefined ? { timeoutMs: opts.dnsTimeoutMs } : {}) });
-    resolver = owned;
+    const settings = opts.dnsTimeoutMs !== undefined ? { timeoutMs: opts.dnsTimeoutMs } : {};
+    if (opts.canaries && opts.canaries.length > 0) {
+      const sane = saneDnsResolver({ servers, canaries: opts.canaries, resolver: settings, ...(opts.sanity ? { sanity: opts.sanity } : {}) });
+      void sane.sanity.start();
+      ({ resolver, sanity } = sane);
+      owned = sane;
+    } else {
+      const plain = new DnsResolver({ servers, ...settings });
+      resolver = plain;
+      owned = plain;
+    }
   }
   const now = opts.now ?? (() => new Date());
   const rdapTimeoutMs = opts.rdapTimeoutMs ?? TOOL_DEFAULTS.rdapTimeoutMs;
@@ -46,6 +59,7 @@ export function createToolContext(opts: EngineOptions): OwnedToolContext {
   for (const [tld, host] of Object.entries(opts.whoisServers ?? {})) whoisServers[tld.toLowerCase().replace(/^\./, '')] = { host };
   return {
     resolver,
+    ...(sanity ? { sanity } : {}),
     now,
     settings: {
       allowPrivateTargets: opts.allowPrivateTargets ?? false,

@@ -28,6 +28,7 @@ export function createEngine(opts: EngineOptions): Engine {
   const ctx = createToolContext(opts);
   let closed = false;
   return {
+    ...(ctx.sanity ? { resolverSanity: ctx.sanity } : {}),
     async run(tool: ToolName, input: ToolInput): Promise<ToolOutput> {
       if (closed) throw new Error('engine closed');
       if (!(TOOL_NAMES as readonly string[]).includes(tool)) throw new TargetError(`unknown tool "${String(tool)}"`);

@@ -3,6 +3,7 @@
 // `source`, `cache`, `usage`), which the serving service adds.
 
 import type { Resolver } from '../resolver/types.ts';
+import type { ResolverSanity, ResolverSanityOptions } from '../resolver/sanity-check.ts';
 import type { DnsblZone } from '../dnsbl/zones.ts';
 
 export const TOOL_NAMES = [
@@ -74,6 +75,15 @@ export interface EngineOptions {
   whoisServers?: Readonly<Record<string, string>>;
   /** Extra DKIM selectors swept after DKIM_SELECTORS. */
   dkimSelectors?: readonly string[];
+  /**
+   * Names that certainly exist (DNS_CANARIES): the resolver built from dnsServers is then checked
+   * with them (resolver sanity) and, while it cannot be believed, its NXDOMAINs (or, when it answers
+   * every name alike, all its answers) read as failed lookups, never "does not exist". Absent or
+   * empty: no check. Ignored with `resolver`.
+   */
+  canaries?: readonly string[];
+  /** Tunables of that check (intervals, onChange). */
+  sanity?: Omit<ResolverSanityOptions, 'resolver' | 'canaries'>;
   /** A resolver to use instead of building one from dnsServers (the engine then does not close it). */
   resolver?: Resolver;
   /** Clock for `meta.timestamp` and expiry maths; tests inject one. */
@@ -85,5 +95,7 @@ export interface EngineOptions {
 
 export interface Engine {
   run(tool: ToolName, input: ToolInput): Promise<ToolOutput>;
+  /** The check of the engine's own resolver, when it has canaries. */
+  readonly resolverSanity?: ResolverSanity;
   close(): Promise<void>;
 }

@@ -57,5 +57,6 @@ export const HEALTH_SCORE_FALLBACK = {
   mx_hosts_absent: 0,
   servfail: 50,
   timeout: 50,
+  resolver_unreliable: 50,
   unchecked: 50,
 } as const;

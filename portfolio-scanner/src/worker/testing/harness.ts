@@ -91,7 +91,7 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
     redisUrl: shared.REDIS_URL as string,
     redisPrefix,
     logDir: join(dataDir, 'logs'),
-    env: { NATS_URL: natsUrl, NATS_USERS_DIR: nats.env.NATS_USERS_DIR as string, REDIS_URL: shared.REDIS_URL as string, MONGODB_URL: shared.MONGODB_URL as string, MONGODB_DB: mongo.db.databaseName, REDIS_PREFIX: redisPrefix, DNS_SERVERS: world.dns.server },
+    env: { NATS_URL: natsUrl, NATS_USERS_DIR: nats.env.NATS_USERS_DIR as string, REDIS_URL: shared.REDIS_URL as string, MONGODB_URL: shared.MONGODB_URL as string, MONGODB_DB: mongo.db.databaseName, REDIS_PREFIX: redisPrefix, DNS_SERVERS: world.dns.server, DNS_CANARIES: world.env.DNS_CANARIES ?? '' },
     async startWorker(opts = {}) {
       const own = await connectAsScanner(natsUrl, nats.env.NATS_USERS_DIR as string);
       const resolver = new DnsResolver({ servers: world.dns.server, timeoutMs: 300, retries: 0 });
