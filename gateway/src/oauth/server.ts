@@ -23,6 +23,7 @@ export function gatewayOAuthServer(ctx: GatewayContext): OAuthServer {
     scope: GATEWAY_OAUTH_SCOPE,
     documentationUrl: `${base}/v1/openapi.json`,
     sealSecret: ctx.downloadSecret,
+    marks: ctx.marks,
     ...GATEWAY_OAUTH_STORE,
     consent: {
       productName: 'Email verification',

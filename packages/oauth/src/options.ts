@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { AuthAttemptLimiter, Logger } from '@dv/runtime';
+import type { AuthMarks } from '@dv/accounts';
 
 // What differs between the services that run this authorization server (docs/oauth.md): where
 // they are reached, which keys a user pastes and how those are checked, the scope, the words on
@@ -72,6 +73,8 @@ export interface OAuthServerOptions {
   keys: OAuthKeys;
   /** Per-address metering of the token endpoint and the consent form (they look credentials up). */
   attempts?: AuthAttemptLimiter;
+  /** Revocation marks: every grant that ends stamps its token ids (OAuthStoreOptions.marks). */
+  marks?: Pick<AuthMarks, 'mark'>;
   limits: OAuthLimits;
   /** The service's own 405 error (thrown to its error handler), as the route helper's MountOptions. */
   methodNotAllowed: (method: string, path: string, allow: string) => unknown;

@@ -28,6 +28,7 @@ export class OAuthServer implements OAuthContext {
       collections: options.collections,
       tokenPrefixes: options.tokenPrefixes,
       ttl: { codeSeconds: l.codeTtlSeconds, accessSeconds: l.accessTtlSeconds, refreshSeconds: l.refreshTtlSeconds, clientUnusedSeconds: l.clientUnusedTtlSeconds },
+      ...(options.marks ? { marks: options.marks } : {}),
     });
   }
 

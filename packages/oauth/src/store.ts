@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { hashKey } from '@dv/accounts';
+import { hashKey, type AuthMarks } from '@dv/accounts';
 import { newId } from '@dv/contracts';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -67,6 +67,12 @@ export interface OAuthStoreOptions {
   collections: { clients: string; codes: string; tokens: string };
   tokenPrefixes: TokenPrefixes;
   ttl: OAuthTtls;
+  /**
+   * Revocation marks (@dv/accounts): a grant's token ids are stamped when it ends, before the
+   * request that ended it answers, so a resource server that remembers callers refuses its tokens
+   * on every replica at once, without waiting for its change stream.
+   */
+  marks?: Pick<AuthMarks, 'mark'>;
 }
 
 export class OAuthStore {
@@ -74,9 +80,11 @@ export class OAuthStore {
   private readonly ttl: OAuthTtls;
   private readonly names: OAuthStoreOptions['collections'];
   private readonly prefixes: TokenPrefixes;
+  private readonly marks: Pick<AuthMarks, 'mark'> | undefined;
 
   constructor(db: Db, opts: OAuthStoreOptions) {
     this.db = db;
+    this.marks = opts.marks;
     this.ttl = opts.ttl;
     this.names = opts.collections;
     this.prefixes = opts.tokenPrefixes;
@@ -201,7 +209,9 @@ export class OAuthStore {
   }
 
   async revokeGrant(grantId: string): Promise<void> {
+    const ids = this.marks ? (await this.tokens().find({ grant_id: grantId }, { projection: { _id: 1 } }).toArray()).map((t) => t._id) : [];
     await this.tokens().deleteMany({ grant_id: grantId });
+    await this.marks?.mark(ids);
   }
 
   private clientExpiry(): Date {
