@@ -4,6 +4,12 @@ export interface Dependency {
   /** Cheap and bounded: must answer within about a second even while the server is down. */
   isReady(): Promise<boolean>;
   close(): Promise<void>;
+  /**
+   * Shared by every replica (the DNS resolver): while down it is reported (`dependency_up` 0,
+   * `/readyz` names it under `degraded`) but /readyz stays 200, since unrouting or restarting this
+   * replica would not mend it and taking every replica out would stop what still works.
+   */
+  readonly advisory?: boolean;
 }
 
 /** Resolves to `fallback` if `promise` has not settled within `ms`; rejections count as `fallback` too. */

@@ -111,6 +111,38 @@ describe('/readyz with READINESS_GRACE_MS', () => {
   });
 });
 
+describe('/readyz with an advisory dependency', () => {
+  it('stays 200 while it is down, naming it under degraded; dependency_up shows it; a real dependency still fails', async () => {
+    let resolverUp = false;
+    let redisUp = true;
+    const registry = createRegistry('advisory');
+    const deps = () => [
+      { name: 'resolver', advisory: true, isReady: async () => resolverUp, close: async () => undefined },
+      { name: 'redis', isReady: async () => redisUp, close: async () => undefined },
+    ];
+    const app = createHttpApp({ registry, log: createLogger('test', 'silent'), dependencies: deps, isShuttingDown: () => false });
+    const srv = createServer(app);
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+    try {
+      const res = await fetch(`${url}/readyz`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ status: 'ready', degraded: ['resolver down'], dependencies: { resolver: 'down', redis: 'up' } });
+      expect(body.down).toBeUndefined();
+      expect(await (await fetch(`${url}/metrics`)).text()).toContain('dependency_up{dependency="resolver",service="advisory"} 0');
+      redisUp = false;
+      const both = await fetch(`${url}/readyz`);
+      expect(both.status).toBe(503);
+      expect(await both.json()).toMatchObject({ down: ['redis'], degraded: ['resolver down'] });
+      [resolverUp, redisUp] = [true, true];
+      expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready', dependencies: { resolver: 'up', redis: 'up' } });
+    } finally {
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
+  });
+});
+
 describe('readiness metrics', () => {
   async function scrape(): Promise<string> {
     return (await fetch(`${base}/metrics`)).text();

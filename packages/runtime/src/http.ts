@@ -51,16 +51,19 @@ export function createHttpApp(opts: HttpAppOptions): Express {
 
   const grace = new DependencyGrace(opts.readinessGraceMs ?? 0);
   const readiness = async (): Promise<ReadinessState> => {
-    const states = await Promise.all(opts.dependencies().map(async (d) => [d.name, await d.isReady()] as const));
-    const judged = grace.judge(states);
-    return { ready: judged.failing.length === 0 && !opts.isShuttingDown(), dependencies: states, tolerating: judged.tolerated };
+    const deps = opts.dependencies();
+    const states = await Promise.all(deps.map(async (d) => [d.name, await d.isReady()] as const));
+    const advisory = new Set(deps.filter((d) => d.advisory).map((d) => d.name));
+    const judged = grace.judge(states.filter(([name]) => !advisory.has(name)));
+    const advisoryDown = states.filter(([name, up]) => advisory.has(name) && !up).map(([name]) => name);
+    return { ready: judged.failing.length === 0 && !opts.isShuttingDown(), dependencies: states, tolerating: judged.tolerated, advisoryDown };
   };
   const readinessMeter = readinessMetrics(opts.registry, readiness);
 
   app.get('/readyz', async (_req, res) => {
     const state = await readiness();
     readinessMeter.observe(state);
-    const down = state.dependencies.filter(([, up]) => !up).map(([name]) => name);
+    const down = state.dependencies.filter(([name, up]) => !up && !state.advisoryDown?.includes(name)).map(([name]) => name);
     const body = {
       status: state.ready ? 'ready' : 'not_ready',
       dependencies: Object.fromEntries(state.dependencies.map(([name, up]) => [name, up ? 'up' : 'down'])),
@@ -68,7 +71,7 @@ export function createHttpApp(opts: HttpAppOptions): Express {
       // Down for less than READINESS_GRACE_MS: still ready (a shared backend's blip must not unready every pod at once).
       ...(state.tolerating && state.tolerating.length > 0 ? { tolerating: state.tolerating } : {}),
       ...(opts.isShuttingDown() ? { draining: true } : {}),
-      ...degradedField(opts.degraded?.() ?? []),
+      ...degradedField([...(state.advisoryDown ?? []).map((name) => `${name} down`), ...(opts.degraded?.() ?? [])]),
     };
     res.status(body.status === 'ready' ? 200 : 503).json(body);
   });

@@ -17,6 +17,8 @@ export interface ReadinessState {
   dependencies: ReadonlyArray<readonly [name: string, up: boolean]>;
   /** Down, but for less than READINESS_GRACE_MS: not (yet) counted against readiness. */
   tolerating?: readonly string[];
+  /** Advisory dependencies that are down (Dependency.advisory): named, never counted against readiness. */
+  advisoryDown?: readonly string[];
 }
 
 /**

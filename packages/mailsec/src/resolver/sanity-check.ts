@@ -200,9 +200,11 @@ export function saneDnsResolver(opts: SaneDnsOptions): SaneDns {
  * The runtime's readiness Dependency (same shape, @dv/runtime): `/readyz` names `resolver` down
  * while any of these resolvers is not believed, and `dependency_up{dependency="resolver"}` says so.
  */
-export function resolverDependency(sanities: () => readonly ResolverSanity[]): { name: 'resolver'; isReady(): Promise<boolean>; close(): Promise<void> } {
+export function resolverDependency(sanities: () => readonly ResolverSanity[]): { name: 'resolver'; advisory: true; isReady(): Promise<boolean>; close(): Promise<void> } {
   return {
     name: 'resolver',
+    // Every replica shares the resolver: unready pods would not mend it (docs/mailsec.md).
+    advisory: true,
     isReady: async () => sanities().every((s) => s.believed),
     close: async () => undefined,
   };
