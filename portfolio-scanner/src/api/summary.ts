@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Db, Filter } from 'mongodb';
-import { COLLECTIONS, SPF_LOOKUP_LIMIT, type AccountDomainDoc, type CounterDoc } from '@dv/contracts';
+import { SPF_LOOKUP_LIMIT, type AccountDomainDoc } from '@dv/contracts';
 import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
+import { runOnce } from '../store/index.ts';
 import { NO_GATEWAY } from './domain-query.ts';
 import { historySince } from './history.ts';
 import { changes, changeView, domains } from './views.ts';
@@ -76,13 +77,12 @@ const SPF_STATUS_MIGRATION = 'migration:portfolio_domains.spf_status';
  * document records that it ran); later scans and adds write it with the other summary fields.
  */
 export async function backfillSpfStatus(db: Db): Promise<number> {
-  const marks = db.collection<CounterDoc>(COLLECTIONS.counters.name);
-  if (await marks.findOne({ _id: SPF_STATUS_MIGRATION })) return 0;
-  const r = await domains(db).updateMany({ spf_status: { $exists: false } }, [
-    { $set: { spf_status: { $cond: [{ $eq: ['$spf', null] }, 'missing', { $cond: [{ $gt: ['$spf_total_lookups', SPF_LOOKUP_LIMIT] }, 'over_limit', 'valid'] }] } } },
-  ]);
-  await marks.updateOne({ _id: SPF_STATUS_MIGRATION }, { $set: { seq: 1 } }, { upsert: true });
-  return r.modifiedCount;
+  return runOnce(db, SPF_STATUS_MIGRATION, 0, async () => {
+    const r = await domains(db).updateMany({ spf_status: { $exists: false } }, [
+      { $set: { spf_status: { $cond: [{ $eq: ['$spf', null] }, 'missing', { $cond: [{ $gt: ['$spf_total_lookups', SPF_LOOKUP_LIMIT] }, 'over_limit', 'valid'] }] } } },
+    ]);
+    return r.modifiedCount;
+  });
 }
 
 // The snapshot in Redis, shared by the replicas: served while younger than

@@ -1,6 +1,7 @@
 import type { AnyBulkWriteOperation, Collection, Db, Document, Filter } from 'mongodb';
-import { COLLECTIONS, type AccountDomainDoc, type ChangeDoc, type CorpusDomainDoc, type CounterDoc, type ScanResult } from '@dv/contracts';
+import { COLLECTIONS, type AccountDomainDoc, type ChangeDoc, type CorpusDomainDoc, type ScanResult } from '@dv/contracts';
 import { currentGatewayValue, GATEWAY_VALUES } from '../scan/gateway-values.ts';
+import { runOnce } from './once.ts';
 
 // Gateway values stored before the vocabulary (display names such as "Google (Gmail /
 // Workspace)", "none (null MX)", the domain's own name for self-hosted mail) rewritten in today's
@@ -24,8 +25,10 @@ const CURRENT = [...GATEWAY_VALUES.map((g) => g.value), null];
 const notCurrent = { $nin: CURRENT };
 
 export async function migrateGatewayValues(db: Db): Promise<GatewayMigrationResult> {
-  const marks = db.collection<CounterDoc>(COLLECTIONS.counters.name);
-  if (await marks.findOne({ _id: MARK })) return { corpus: 0, accountDomains: 0, changes: 0 };
+  return runOnce(db, MARK, { corpus: 0, accountDomains: 0, changes: 0 }, () => migrate(db));
+}
+
+async function migrate(db: Db): Promise<GatewayMigrationResult> {
   const corpus = await rewrite(
     db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name),
     { $or: [{ 'result.email_gateway': notCurrent }, { 'result.previous_email_gateway': notCurrent }] },
@@ -52,7 +55,6 @@ export async function migrateGatewayValues(db: Db): Promise<GatewayMigrationResu
       return { filter: { _id: d._id, old_value: d.old_value, new_value: d.new_value }, set: next };
     },
   );
-  await marks.updateOne({ _id: MARK }, { $set: { seq: 1 } }, { upsert: true });
   return { corpus, accountDomains, changes };
 }
 

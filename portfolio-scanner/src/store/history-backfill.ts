@@ -1,5 +1,6 @@
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { COLLECTIONS, type AccountDomainDoc, type CorpusDomainDoc, type CounterDoc } from '@dv/contracts';
+import { COLLECTIONS, type AccountDomainDoc, type CorpusDomainDoc } from '@dv/contracts';
+import { runOnce } from './once.ts';
 
 // Account documents stored before each account had its own history of a name (first_seen,
 // scan_count_base; docs/portfolio-scanner.md "Tenant history") get one, once per database (a
@@ -28,8 +29,10 @@ export function backfilledHistory(d: Stored, c: Corpus | null, intervalS: number
 
 /** Returns how many account documents it updated (0 once it has run). */
 export async function backfillAccountHistory(db: Db, intervalS: number): Promise<number> {
-  const marks = db.collection<CounterDoc>(COLLECTIONS.counters.name);
-  if (await marks.findOne({ _id: MIGRATION })) return 0;
+  return runOnce(db, MIGRATION, 0, () => backfill(db, intervalS));
+}
+
+async function backfill(db: Db, intervalS: number): Promise<number> {
   const accounts = db.collection<AccountDomainDoc>(COLLECTIONS.portfolioDomains.name);
   const corpus = db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
   const cursor = accounts.find({ first_seen: { $exists: false } }, { projection: { _id: 1, domain: 1, added_at: 1, last_change_at: 1 } }).batchSize(BATCH);
@@ -54,6 +57,5 @@ export async function backfillAccountHistory(db: Db, intervalS: number): Promise
   } finally {
     await cursor.close();
   }
-  await marks.updateOne({ _id: MIGRATION }, { $set: { seq: 1 } }, { upsert: true });
   return updated;
 }

@@ -7,3 +7,4 @@ export { storeScan, storeScans, type ScanToStore, type StoreScanOptions, type St
 export { addDomains, DomainLimitReached, removeDomain, type AddDomainsResult, type AddedDomain, type DomainOpsOptions } from './domains.ts';
 export { migrateGatewayValues, withCurrentGateway, type GatewayMigrationResult } from './gateway-migration.ts';
 export { backfillAccountHistory, backfilledHistory } from './history-backfill.ts';
+export { runOnce } from './once.ts';
