@@ -1,8 +1,9 @@
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_COLLECTIONS, COLLECTIONS, CONSUMERS, KV_BUCKETS, RETENTION_DAYS, STREAMS } from '@dv/contracts';
 import { Kvm } from '@nats-io/kv';
 import { z } from 'zod';
-import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
+import { isolatedMongo, stackEnv, until } from '../../../test/helpers.ts';
 import { loadConfig, serviceSchema } from './config.ts';
 import { createLogger } from './logger.ts';
 import { ensureCollections, type MongoDependency } from './mongo.ts';
@@ -133,5 +134,19 @@ describe('redis connection', () => {
     expect(await redis.isReady()).toBe(true);
     await redis.close();
     expect(await redis.isReady()).toBe(false);
+  });
+
+  it('opens again when the connection ends without close(), and stays closed after close()', async () => {
+    const redis = await connectRedis(stackEnv().REDIS_URL as string, log);
+    // What ioredis's Sentinel failover detector does: the connection is ended as if by hand.
+    const ended = once(redis.redis, 'end');
+    redis.redis.disconnect();
+    await ended;
+    await until(() => redis.isReady(), 10_000, 'the connection opened again');
+    await redis.redis.set('reopened', 'yes');
+    expect(await redis.redis.get('reopened')).toBe('yes');
+    await redis.close();
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(redis.redis.status).toBe('end');
   });
 });
