@@ -198,6 +198,7 @@ describe('isolation', () => {
         }
       }
       await expect(other.readResource({ uri: 'portfolio://domain/alpha.example.test' })).rejects.toThrow(/not monitored/);
+      await expect(other.readResource({ uri: 'portfolio://domain/%E0%A4%A' })).rejects.toThrow(/not a valid percent-encoded name/);
       expect((await tool(other, 'get_dashboard_summary')).data.total_domains).toBe(1);
       expect((await resource(other, MCP_RESOURCE_URIS.domains)).domains.map((d: Json) => d.domain)).toEqual(['other.example.test']);
     } finally {

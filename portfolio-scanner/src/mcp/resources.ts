@@ -6,6 +6,16 @@ import { domainDetail, domainItem, domains } from '../api/views.ts';
 import { PORTFOLIO_DEFAULTS as D } from '../defaults.ts';
 import { findAccountDomain } from './domains.ts';
 import type { ToolEnv } from './reply.ts';
+import { PortfolioError } from '../api/errors.ts';
+
+/** The name in a resource URI; a malformed escape is the caller's mistake, said as such. */
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new PortfolioError('validation_error', `domain: "${raw.slice(0, 100)}" is not a valid percent-encoded name`);
+  }
+}
 
 // Resources an MCP client can attach as context: the domain list, the dashboard summary, and one
 // domain in full by name (portfolio://domain/{name}). JSON, the same objects as the REST API;
@@ -48,7 +58,7 @@ export function registerResources(server: McpServer, env: ToolEnv): void {
     }),
     { title: 'One domain', description: 'One monitored domain in full: user fields, latest scan, recent changes, registration data.', mimeType: 'application/json' },
     async (uri, vars) => {
-      const name = decodeURIComponent(String(Array.isArray(vars.name) ? vars.name[0] : vars.name));
+      const name = decodedName(String(Array.isArray(vars.name) ? vars.name[0] : vars.name));
       return json(uri.href, await domainDetail(ctx.db, await findAccountDomain(ctx.db, accountId, name), caller.plan.globalDomainView));
     },
   );
