@@ -24,7 +24,7 @@ export const PORTFOLIO_DEFAULTS = {
   /** Longest a shared answer is kept, whatever its TTL. */
   sharedDnsCacheMaxTtlS: 3600,
   // Politeness toward DNS (src/politeness). Budgets are queries per second.
-  /** Budget of an authoritative-server operator the table does not list: a small host with two name servers must never see a portfolio's worth of queries. */
+  /** Budget of an authoritative-server operator the table does not list: small hosts, so kept low. */
   dnsOperatorDefaultQps: 50,
   /** Budget per configured resolver (each DNS_SERVERS entry): public resolvers throttle a client
    * (Google Public DNS documents 1,500 queries/s per client address). */
@@ -129,7 +129,7 @@ export const PORTFOLIO_DEFAULTS = {
   /** Backoff of a failed scan: first delay, doubled per delivery, capped. */
   scanRetryBaseMs: 5_000,
   scanRetryMaxMs: 300_000,
-  /** Seconds between two full DKIM selector sweeps of a domain (weekly: ~220 queries a sweep; the first scan sweeps too). */
+  /** Seconds between two full DKIM selector sweeps of a domain (weekly: ~220 queries each; the first scan sweeps too). */
   fullDkimSweepIntervalS: 604_800,
   /** Milliseconds between two planner ticks (the lease holder's query for due domains). */
   planTickMs: 2_000,

@@ -108,7 +108,7 @@ export const SCHEDULER_DEFAULTS = {
   parkThresholdMs: 5_000,
 
   // Greylist ladder.
-  /** GREYLIST_LADDER_MINUTES: retries this many minutes after the first try (5, 12, 20, 45, 75: ZoneMTA's defer times, past postgrey's 300 s). */
+  /** GREYLIST_LADDER_MINUTES: retries this many minutes after the first try (ZoneMTA's defer times: 5, 12, 20, 45, 75). */
   greylistLadderMinutes: RETRY_POLICY.greylist,
   /** GREYLIST_LADDER_SCALE: multiplies every step of both ladders (tests use ~0.001 to turn minutes into tens of ms). */
   greylistLadderScale: 1,

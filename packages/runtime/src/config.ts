@@ -164,7 +164,7 @@ export const infraSchema = {
   NATS_PASSWORD: z.string().min(1).optional(),
   REDIS_URL: env.url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   /**
-   * Redis with failover (docs/operations.md "Data services"): the Sentinels' `host:port` list. Set, the client asks them for
+   * Redis with failover (docs/operations.md): the Sentinels' `host:port` list. Set, the client asks them for
    * the primary of REDIS_SENTINEL_NAME (and again after a failover); REDIS_URL then gives only the
    * password, TLS and database number, its host is not used.
    */
