@@ -1,4 +1,4 @@
-// Podman as this project runs it (design.md section 7): Debian's podman with the runc runtime and a
+// Podman as this project runs it (docs/operations.md "Images"): Debian's podman with the runc runtime and a
 // containers.conf whose `[containers]` section sets `default_ulimits = []` (in this sandbox the
 // default crun fails on cgroups and the default ulimits cannot be applied).
 import { spawn, spawnSync } from 'node:child_process';

@@ -6,7 +6,7 @@ import { startServiceProcess } from '../infra/src/services.ts';
 import { startStack, type Stack } from '../infra/src/stack/stack.ts';
 import { until } from './helpers.ts';
 
-// Operator-grade signals of a real service process (issue 19), on a private NATS it can stop:
+// Operator-grade signals of a real service process, on a private NATS it can stop:
 // SIGTERM turns readiness off before the listener closes, a dependency's blip shorter than
 // READINESS_GRACE_MS leaves the pod ready, a longer outage does not, and liveness never follows
 // a dependency.

@@ -18,7 +18,7 @@ import { ResultStore } from './services/results.ts';
 import { DoneWaiter } from './services/waiter.ts';
 
 // Everything a handler needs, built once per process. The services are transport-free so the
-// MCP server (issue 6) can call the same ones.
+// MCP server (routes/mcp.ts) can call the same ones.
 
 export interface GatewayContext {
   config: GatewayConfig;

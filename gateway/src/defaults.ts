@@ -1,7 +1,7 @@
 // Every tunable of the gateway with its default; config.ts reads the ones that vary per
 // deployment from the environment. Units are in the names.
 export const GATEWAY_DEFAULTS = {
-  /** HTTP port (design.md: gateway 8080). */
+  /** HTTP port (the stack's fixed port plan: gateway 8080, lookup 8081, portfolio 8082). */
   port: 8080,
   /** Base of links we hand out (status_url, results_url, signed downloads). */
   publicBaseUrl: 'http://127.0.0.1:8080',

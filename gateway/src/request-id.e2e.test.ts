@@ -5,7 +5,7 @@ import { REPO_ROOT } from '../../infra/src/stack/stack.ts';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from './testing/harness.ts';
 import { startLiveStack, until, type LiveStack } from './testing/live-stack.ts';
 
-// One customer call followed across the services by its X-Request-Id (issue 19): echoed by the
+// One customer call followed across the services by its X-Request-Id, so an operator can trace it: echoed by the
 // gateway, carried on the VERIFY message's header to the scheduler and on the probe-session
 // request to the probe node, and named on their log lines about that work.
 

@@ -10,7 +10,7 @@ import { REPO_ROOT } from './stack/stack.ts';
 export const SERVICE_NAMES = ['gateway', 'lookup', 'portfolio-scanner', 'scheduler', 'probe-node'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
-/** Default ports (design.md); `npm start` honours GATEWAY_PORT, LOOKUP_PORT, … to move them. */
+/** Default ports (the README's local stack table); `npm start` honours GATEWAY_PORT, LOOKUP_PORT, … to move them. */
 export const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = {
   gateway: 8080,
   lookup: 8081,
@@ -125,7 +125,7 @@ export async function startServiceProcess(name: ServiceName, opts: StartServiceO
   const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, PORT: String(opts.port ?? 0), HOST: opts.env.HOST ?? '127.0.0.1' };
   // No load balancer polls readiness here (launcher, tests): close the listener at once on SIGTERM.
   env.SHUTDOWN_DELAY_MS ??= '0';
-  // On a local stack every service connects to the bus as its own user (issue 19), unless the caller chose one.
+  // On a local stack every service connects to the bus as its own user, as in production, unless the caller chose one.
   if (env.NATS_USERS_DIR && !env.NATS_USER && !env.NATS_PASSWORD_FILE) Object.assign(env, natsUserEnv(env.NATS_USERS_DIR, name));
   const nodeOptions = [serviceNodeOptions(name, env), env.NODE_OPTIONS ?? ''].filter(Boolean).join(' ');
   if (nodeOptions) env.NODE_OPTIONS = nodeOptions;

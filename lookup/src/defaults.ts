@@ -3,7 +3,7 @@
 import { RESOLVER_SANITY_DEFAULTS } from '@dv/mailsec';
 
 export const LOOKUP_DEFAULTS = {
-  /** HTTP port (design.md: lookup 8081). */
+  /** HTTP port (the stack's fixed port plan: gateway 8080, lookup 8081, portfolio 8082). */
   port: 8081,
   /** Where links in emails and the service index point; set it to the public address behind the proxy. */
   publicBaseUrl: 'http://127.0.0.1:8081',

@@ -1,7 +1,7 @@
 // Every tunable of the portfolio scanner with its default; config.ts reads them from the environment.
 import { RESOLVER_SANITY_DEFAULTS } from '@dv/mailsec';
 export const PORTFOLIO_DEFAULTS = {
-  /** HTTP port (design.md: portfolio-scanner 8082). */
+  /** HTTP port (the stack's fixed port plan: gateway 8080, lookup 8081, portfolio 8082). */
   port: 8082,
   // Geolocation and ASN (src/geo). Empty path lists mean the files shipped in npm data packages.
   /** Country-level default: @ip-location-db/geo-whois-asn-country-mmdb (IPv4+IPv6, ~8 MB; a city
@@ -24,7 +24,7 @@ export const PORTFOLIO_DEFAULTS = {
   /** Longest a shared answer is kept, whatever its TTL. */
   sharedDnsCacheMaxTtlS: 3600,
   // Politeness toward DNS (src/politeness). Budgets are queries per second.
-  /** Budget of an authoritative-server operator the table does not list (design.md 6 reference). */
+  /** Budget of an authoritative-server operator the table does not list: small hosts, so kept low. */
   dnsOperatorDefaultQps: 50,
   /** Budget per configured resolver (each DNS_SERVERS entry): public resolvers throttle a client
    * (Google Public DNS documents 1,500 queries/s per client address). */
@@ -67,7 +67,7 @@ export const PORTFOLIO_DEFAULTS = {
   /** A replica not heard from for this long no longer counts. */
   dnsWorkerHeartbeatTtlMs: 15_000,
   // Registration data (src/registration).
-  /** Requests per second to one RDAP server (design.md 6: RDAP servers rate-limit hard). */
+  /** Requests per second to one RDAP server (RDAP servers rate-limit hard). */
   rdapServerQps: 1,
   /** Longest a lookup waits for its RDAP server's budget; beyond it the domain is put off until then. */
   rdapMaxWaitMs: 30_000,
@@ -75,7 +75,7 @@ export const PORTFOLIO_DEFAULTS = {
   rdapDefaultBackoffS: 60,
   /** Longest back-off honoured from a Retry-After header (a broken header must not park a server for days). */
   rdapMaxBackoffS: 3600,
-  /** Registration data is refreshed this often (design.md 6: every 7 days)... */
+  /** Registration data is refreshed this often (every 7 days: it rarely changes)... */
   whoisRefreshIntervalS: 7 * 86_400,
   /** ...and this often once the expiry date is within whoisNearExpiryDays (renewals show up quickly). */
   whoisNearExpiryIntervalS: 86_400,
@@ -105,7 +105,7 @@ export const PORTFOLIO_DEFAULTS = {
   /** DNS_CANARY_INTERVAL_MS / DNS_CANARY_UNRELIABLE_INTERVAL_MS: how often the canaries are asked while the resolver is believed / not. */
   dnsCanaryIntervalMs: RESOLVER_SANITY_DEFAULTS.intervalMs,
   dnsCanaryUnreliableIntervalMs: RESOLVER_SANITY_DEFAULTS.unreliableIntervalMs,
-  /** Seconds between two scans of a monitored domain (design.md 6: 24 h). */
+  /** Seconds between two scans of a monitored domain (24 h: the daily rescan customers are promised). */
   rescanIntervalS: 86_400,
   /** Scans one worker process runs at once (each is ~20-330 DNS queries, mostly waiting). */
   scanConcurrency: 16,
@@ -129,7 +129,7 @@ export const PORTFOLIO_DEFAULTS = {
   /** Backoff of a failed scan: first delay, doubled per delivery, capped. */
   scanRetryBaseMs: 5_000,
   scanRetryMaxMs: 300_000,
-  /** Seconds between two full DKIM selector sweeps of a domain (design.md 6: weekly; the first scan sweeps too). */
+  /** Seconds between two full DKIM selector sweeps of a domain (weekly: ~220 queries each; the first scan sweeps too). */
   fullDkimSweepIntervalS: 604_800,
   /** Milliseconds between two planner ticks (the lease holder's query for due domains). */
   planTickMs: 2_000,

@@ -1,7 +1,7 @@
 // Every tunable of a probe node with its default; config.ts reads them from the environment
 // (the env name is given beside each). Durations carry their unit in the name.
 export const PROBE_DEFAULTS = {
-  /** PORT: metrics/health port (design.md: probe-node 9465). */
+  /** PORT: metrics/health port (the stack's fixed port plan: scheduler 9464, probe-node 9465). */
   port: 9465,
   /** SMTP_PORT: the port dialled on MX hosts; 25 on the internet, the simulated world's port in tests. */
   smtpPort: 25,
@@ -10,7 +10,7 @@ export const PROBE_DEFAULTS = {
   /** PROBE_MAIL_FROM: used when a request names none; greylisting keys on it, so keep it stable. */
   mailFrom: 'verify@probe.localhost',
 
-  // SMTP timeouts (design.md section 4, "SMTP timeouts"). A request may override each one, but
+  // SMTP timeouts (docs/probe-node.md "Timeouts and caps"). A request may override each one, but
   // never above the cap below: a scheduler bug must not pin a session slot for minutes.
   /** PROBE_CONNECT_TIMEOUT_MS: TCP connect to one MX address. */
   connectTimeoutMs: 10_000,

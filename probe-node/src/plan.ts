@@ -55,7 +55,7 @@ export function isTooManyRecipients(code: number, enhanced: string | null, text:
 
 /**
  * The outcome when no MX address could be reached: `timeout` when every attempt timed out (or the
- * session deadline passed), as the scheduler caches a timing-out MX longer (design.md: 15 min
+ * session deadline passed), as the scheduler caches a timing-out MX longer (scheduler MX_DOWN_TIMEOUT_MS: 15 min
  * instead of 2); `connect_failed` otherwise (refused, unreachable, no address). `mx_used` is null.
  */
 export function unreachableOutcome(errors: readonly { ip: string | null; error: string }[], aborted: boolean): 'timeout' | 'connect_failed' {

@@ -1,4 +1,4 @@
-// Whose failure is it (issue 19): a session the node itself broke (its source address cannot be
+// Whose failure is it: a session the node itself broke (its source address cannot be
 // bound, or it cut the session while stopping) says `node_fault`, so the scheduler neither marks
 // the MX host down nor judges the addresses; a failure the host may have caused does not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

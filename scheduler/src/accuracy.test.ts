@@ -1,4 +1,4 @@
-// Verdict accuracy against real-world failure shapes (issue 16), end to end through the simulated
+// Verdict accuracy against real-world failure shapes, end to end through the simulated
 // internet and a real probe node: MX hosts that do not exist (domain_absent) against MX hosts whose
 // lookups fail (retry, then unknown); a server answering 451 4.3.0 to everyone (short ladder, then
 // unknown/temp_failure) against a greylisting one (the greylist ladder, then deliverable).

@@ -266,7 +266,7 @@ describe('load level', () => {
 });
 
 describe('config', () => {
-  it('has design.md defaults and a scalable ladder', () => {
+  it('has the reference defaults and a scalable ladder', () => {
     const c = schedulerConfigSchema.parse({});
     expect(c.GREYLIST_LADDER_MINUTES).toEqual([5, 12, 20, 45, 75]);
     expect(c.PROVIDER_PAUSE_INITIAL_MS).toBe(600_000);

@@ -1,6 +1,6 @@
 // Every tunable of the scheduler with its default; config.ts reads each from the environment
 // (env name beside it). Durations carry their unit in the name. The politeness numbers come from
-// design.md "Reference numbers"; per-provider politeness comes from @dv/verdict's provider table
+// ZoneMTA's, Haraka's and Reacher's defaults; per-provider politeness comes from @dv/verdict's provider table
 // and these values override it only where a SCHED_* variable is set. The retry ladders, the
 // throttle pause and the IP block are @dv/verdict's data (data/retry-ladder.ts), written once.
 import { LOAD_LEVEL_THRESHOLDS } from '@dv/contracts';
@@ -8,7 +8,7 @@ import { RESOLVER_SANITY_DEFAULTS } from '@dv/mailsec';
 import { RETRY_POLICY } from '@dv/verdict';
 
 export const SCHEDULER_DEFAULTS = {
-  /** PORT: metrics/health port (design.md: scheduler 9464). */
+  /** PORT: metrics/health port (the stack's fixed port plan: scheduler 9464, probe-node 9465). */
   port: 9464,
 
   /** REDIS_PREFIX: prefix of every shared Redis key of the scheduler. */
@@ -80,7 +80,7 @@ export const SCHEDULER_DEFAULTS = {
    */
   maxCutRedispatches: 5,
 
-  // Politeness (design.md reference numbers). 0 = take the provider table's value.
+  // Politeness (docs/scheduler.md "Politeness"). 0 = take the provider table's value.
   /** POLITE_MAX_SESSIONS: concurrent sessions per (provider, source IP); 0 = provider table (5, Microsoft 2). */
   politeMaxSessions: 0,
   /** POLITE_SESSIONS_PER_MIN: new sessions per minute per (provider, source IP); 0 = table (gmail 10, microsoft 10, yahoo 25, others 60). */
@@ -108,7 +108,7 @@ export const SCHEDULER_DEFAULTS = {
   parkThresholdMs: 5_000,
 
   // Greylist ladder.
-  /** GREYLIST_LADDER_MINUTES: retries this many minutes after the first try (design.md 5, 12, 20, 45, 75). */
+  /** GREYLIST_LADDER_MINUTES: retries this many minutes after the first try (ZoneMTA's defer times: 5, 12, 20, 45, 75). */
   greylistLadderMinutes: RETRY_POLICY.greylist,
   /** GREYLIST_LADDER_SCALE: multiplies every step of both ladders (tests use ~0.001 to turn minutes into tens of ms). */
   greylistLadderScale: 1,
@@ -150,7 +150,7 @@ export const SCHEDULER_DEFAULTS = {
    * other IPs at once. Long enough that a dead IP costs one session per minute, not one per item.
    */
   probeEgressFaultMs: 60_000,
-  /** PROBE_SESSION_TIMEOUT_MS: the session budget asked of the probe (design.md 60 s). */
+  /** PROBE_SESSION_TIMEOUT_MS: the session budget asked of the probe (60 s, the probe node's own default). */
   probeSessionTimeoutMs: 60_000,
   /** PROBE_REQUEST_MARGIN_MS: added to the session budget for the NATS request timeout. */
   probeRequestMarginMs: 5_000,

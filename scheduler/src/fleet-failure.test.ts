@@ -1,4 +1,4 @@
-// The fleet under failure (issue 19), in the simulated world with real NATS/Redis/MongoDB and
+// The fleet under failure, in the simulated world with real NATS/Redis/MongoDB and
 // probe nodes as processes: one node's broken egress stays its own (MX health per (host, source
 // IP); a node's own fault marks nothing), and a rolling restart of the probe nodes ends no item
 // unknown.

@@ -44,7 +44,7 @@ export function downForEveryIp(view: MxHealthView, hosts: readonly string[], usa
 /**
  * The marks one session teaches, for the (host, source IP) it ran from: a connect failure marks
  * the hosts it failed on for `downMs`, every connect attempt timing out for `timeoutDownMs`
- * (design.md: 2 min / 15 min). Nothing when the node says the fault was its own.
+ * (2 min / 15 min, as ZoneMTA caches them). Nothing when the node says the fault was its own.
  */
 export function mxDownMarks(reply: ProbeSessionReply, mxHosts: readonly string[], downMs: number, timeoutDownMs: number): Array<{ host: string; ms: number }> {
   if (reply.node_fault) return [];

@@ -1,4 +1,4 @@
-// Bounded failure (issue 19): an item whose VERIFY message keeps coming back, or whose probe
+// Bounded failure: an item whose VERIFY message keeps coming back, or whose probe
 // sessions keep getting lost, ends as a terminal unknown with its reason, and its job completes.
 import { jetstream } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Decisions survive a Redis error (issue 19): a session's throttle taught a pause, and Redis
+// Decisions survive a Redis error: a session's throttle taught a pause, and Redis
 // stopped (its process, for real) before the pause could be stored. The item must still wait out
 // the pause durably instead of being released and re-probed at once, and the pause this replica
 // held is written to Redis once it is back.

@@ -28,7 +28,7 @@ import type { FinishedItem, ResultStore } from './store.ts';
  * same park (JetStream keeps one), new for each park. An item parked again without a new attempt
  * (a provider pause, no probe capacity, a node lost) keeps its attempt count; with the count alone
  * as id, its second return inside JetStream's duplicate window (2 min) was dropped as a duplicate
- * and the item stayed `queued` with no message: the cluster's NATS-restart test (issue 15) left 345
+ * and the item stayed `queued` with no message: the cluster's NATS-restart scenario (docs/cluster.md) left 345
  * items so.
  */
 export function retryMsgId(item: Pick<JobItemDoc, '_id' | 'attempts' | 'next_attempt_at'>): string {

@@ -1,7 +1,7 @@
 // `npm run bench -- portfolio [--domains 100000] [--latency 20] [--seed 1] [--scan-concurrency N]
 //   [--resolver-qps N] [--first-sweep full|targeted] [--heap-mb 224] [--mongo-cache-gb 4] [--cpu-prof] [--keep]`
 // (--cpu-prof: V8 CPU profiles of the workers in <data dir>/profiles, kept with --keep)
-// The portfolio scanner at scale (issue 12): generated domains (lib/portfolio-world.ts) served by
+// The portfolio scanner at scale: generated domains (lib/portfolio-world.ts) served by
 // nsd on loopback, behind a UDP proxy adding `latency` ms per query (lib/udp-delay-proxy.ts: no
 // netem here) that also records the query stream, queries in flight and queries/s per operator.
 // Two worker processes (PORTFOLIO_ROLE=worker) scan the domains a bench account watches: a first
@@ -46,7 +46,7 @@ const DUPLICATE_WINDOW_MS = STREAMS.find((st) => st.name === 'PORTFOLIO')?.dupli
  * (a deployment sets PORTFOLIO_DNS_RESOLVER_QPS to what its own recursive resolvers carry). */
 const RESOLVER_QPS = args.has('resolver-qps') ? Number(args.get('resolver-qps')) : null;
 /** `targeted`: the first pass scans as if a full DKIM sweep had just been made (last_full_dkim_at set
- * before it), i.e. the vendor selectors only: a 100,000-domain run fits a session (the full sweep is
+ * before it), i.e. the vendor selectors only: a 100,000-domain run takes ~35 min (the full sweep is
  * ~220 more queries per domain). The rescan (the headline) is the same either way. */
 const FIRST_SWEEP = args.get('first-sweep') ?? 'full';
 /** Worker V8 limits, as a deployment sets NODE_OPTIONS (V8's default heap limit on this host is 4 GB
@@ -335,7 +335,7 @@ try {
   const { maxQps, over, lines: operatorLines } = operatorVerdict(operators, [['first', firstDns], ['rescan', rescanDns]]);
   for (const line of operatorLines) say(line);
 
-  // 4. The store's ceiling for a rescan's writes (design.md 3), at the workers' scan places.
+  // 4. The store's ceiling for a rescan's writes (the figures are its ratio), at the workers' scan places.
   const scanPlaces = args.has('scan-concurrency') ? Number(args.get('scan-concurrency')) : PORTFOLIO_DEFAULTS.scanConcurrency;
   const storeCeiling = await portfolioStoreCeiling({ db: mongo.db, workers: 2, concurrency: scanPlaces, durationS: DNSPERF_S, intervalS });
   say(`store ceiling (read + grouped store of an unchanged rescan, 2 x ${scanPlaces} callers): ${round(storeCeiling, 1)} domains/s`);

@@ -3,7 +3,7 @@
 // address); PIPELINING is on in both, so the ratio measures batching alone, not a handicapped
 // baseline. On the simulated world at 0 and 50 ms of
 // added reply latency. Same address set, same politeness cap (5 concurrent sessions per MX host,
-// design.md), same client code; the world runs in a child process so CPU figures are the probe's.
+// ZoneMTA's), same client code; the world runs in a child process so CPU figures are the probe's.
 // Last line: one JSON object with the figures at 50 ms.
 import type { ProbeSessionRequest } from '@dv/contracts';
 import { probeConfigSchema } from '../../probe-node/src/config.ts';

@@ -1,4 +1,4 @@
-// What the request ids of issue 19 cost on the hot paths, against a baseline in the same run:
+// What the request ids cost on the hot paths, against a baseline in the same run:
 //   publish   25,000 JetStream publishes (JetStreamPublisher, as a list job's items) inside an HTTP
 //             request's context (an X-Request-Id header on each) vs outside one (no header): CPU
 //             of this process per publish.

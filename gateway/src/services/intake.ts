@@ -1,7 +1,7 @@
 import { checkSyntax } from '@dv/verdict';
 
 // Intake of a list (JSON emails/items or an uploaded file): syntax check, normalization and
-// case-insensitive deduplication (design.md §4 step 1). Memory stays bounded by the job limit:
+// case-insensitive deduplication (an address is charged once). Memory stays bounded by the job limit:
 // past `maxItems` unique addresses only counts move, so a 50 MB file of a million rows never
 // sits in memory.
 

@@ -1,5 +1,5 @@
 // The gateway's load figures without a scheduler use the scheduler's definition of busy and
-// saturated (@dv/contracts loadLevelOf) over the wait the default speeds give (issue 19).
+// saturated (@dv/contracts loadLevelOf) over the wait the default speeds give, so both answer alike.
 import { describe, expect, it } from 'vitest';
 import { loadLevelOf } from '@dv/contracts';
 import { fallbackLoad } from './load.ts';

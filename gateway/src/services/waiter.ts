@@ -1,7 +1,7 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { SUBJECTS } from '@dv/contracts';
 
-// Long-polls (design.md §1): every gateway replica subscribes once to `verify.done.>` on core
+// Long-polls (the `wait` parameter, docs/gateway.md): every gateway replica subscribes once to `verify.done.>` on core
 // NATS, so a client waiting on any replica wakes when the scheduler finishes the job, wherever
 // the job was created. A waiter registers before it reads the job, so a finish between the read
 // and the wait is never missed.

@@ -1,4 +1,4 @@
-// A cluster of separate hosts on this machine (issue 15): network namespaces on one bridge (see
+// A cluster of separate hosts on this machine (docs/cluster.md): network namespaces on one bridge (see
 // ./topology.ts), NATS, Redis and MongoDB on the infra host, gateways, schedulers and probe nodes on
 // hosts of their own, the simulated internet on another. Every server binds to its host's address;
 // nothing crosses hosts over loopback. `stop()` ends every process and removes every namespace and

@@ -1,4 +1,4 @@
-// Issue 15's fault scenarios on the namespaced cluster (2 gateways, 2 schedulers, 3 probe hosts with
+// The fault scenarios of docs/cluster.md on the namespaced cluster (2 gateways, 2 schedulers, 3 probe hosts with
 // 2 source addresses each, NATS/Redis/MongoDB on their own host, the simulated internet on another).
 // One cluster for the file; each scenario posts its own list and breaks something mid-job. Needs
 // root and iproute2 (CI and these machines have both); `npm run cluster -- down` removes leftovers.

@@ -1,4 +1,4 @@
-// Scenario 1 (issue 15): the same list verified with 1, 2 and then 3 probe hosts (2 source addresses
+// Scenario 1 (docs/cluster.md): the same list verified with 1, 2 and then 3 probe hosts (2 source addresses
 // each), every per-(provider, source IP) politeness limit kept. Each run gets a fresh cluster (new
 // store, politeness state and world), so no run inherits another's caches or pauses.
 import { startCluster } from './cluster.ts';

@@ -1,4 +1,4 @@
-// The bus's users in nats-server configuration (issue 19): one user per service with the
+// The bus's users in nats-server configuration (least privilege on the bus): one user per service with the
 // permissions of @dv/contracts NATS_ROLES, for the local launcher (literal passwords from files in
 // the stack's data folder) and for the k8s manifests (passwords from the server's environment,
 // filled from one Secret per service; scripts/k8s-nats-auth.ts writes k8s/base/nats-auth.conf).

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { until } from '../../../test/helpers.ts';
 import { startSentinelSet, type SentinelSet } from './redis-sentinel.ts';
 
-// Redis failover with real redis-server processes (issue 14): a primary, a replica and three
+// Redis failover with real redis-server processes (as the prod overlay runs them): a primary, a replica and three
 // Sentinels. The primary is killed; the client the services use finds the promoted replica through
 // the Sentinels and keeps working, with the data written before the failover.
 

@@ -1,4 +1,4 @@
-// Redis with failover for tests (issue 14): a primary, a replica and three Sentinels (quorum 2) on
+// Redis with failover for tests (no single Redis to lose): a primary, a replica and three Sentinels (quorum 2) on
 // free loopback ports, as the k8s prod overlay runs them. Sentinel is redis-server in sentinel mode
 // (`--sentinel`, what Debian's redis-sentinel package starts), so the redis-server package suffices.
 import { writeFileSync } from 'node:fs';

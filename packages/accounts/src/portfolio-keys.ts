@@ -5,7 +5,7 @@ import type { AuthMarks } from './auth-marks.ts';
 import type { Account } from './model.ts';
 import { AccountError, getAccount } from './store.ts';
 
-// Portfolio API keys (../shared/specs/domain-portfolio.md "Authentication"): `svc_live_` and 40
+// Portfolio API keys (docs/portfolio-scanner.md "API"): `svc_live_` and 40
 // random characters (~234 bits), so a plain SHA-256 is the right stored form, as for the
 // verification keys (keys.ts): hashing and the constant-time compare are shared with them. The
 // formats never overlap (dv_live_/dv_test_, dk_free_, svc_live_), and the keys live in their own

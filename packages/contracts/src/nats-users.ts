@@ -1,4 +1,4 @@
-// Who may do what on the bus (issue 19): one NATS user per service, with the subjects it may
+// Who may do what on the bus (least privilege): one NATS user per service, with the subjects it may
 // publish and subscribe to. nats-server denies everything a user's lists do not name, so a pod that
 // holds the probe nodes' password cannot request probe sessions, and a gateway cannot publish
 // heartbeats. The local launcher (infra/src/stack/nats-auth.ts) and the k8s manifests

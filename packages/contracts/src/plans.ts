@@ -31,7 +31,7 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
 /** Active API keys an account may hold at once (spec: Authentication item 4). */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 10;
 
-// Portfolio API plans (../shared/specs/domain-portfolio.md "Limits"), apart from the verification
+// Portfolio API plans (docs/portfolio-scanner.md "API"), apart from the verification
 // plans above: an account holds one of each (Account.portfolio_plan). A plan without API access
 // exists so an account can be on it and be refused (403 api_access_not_included).
 export const PORTFOLIO_PLAN_NAMES = ['business', 'enterprise', 'enterprise_max', 'enterprise_max_premium'] as const;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The portfolio scanner's scan result (../shared/specs/domain-portfolio.md "Scan result"): one
+// The portfolio scanner's scan result (docs/portfolio-scanner.md "Scan"): one
 // document per scan, the same shape the API returns. The spec types most fields as strings; how a
 // field holding several values is written (the join, the order) is fixed here and in
 // docs/portfolio-scanner.md, and never changes, since change history compares these strings.

@@ -156,7 +156,7 @@ export const infraSchema = {
    */
   NATS_STREAM_REPLICAS: env.int(1, 1, 5),
   /**
-   * The service's user on the bus (issue 19; permissions in @dv/contracts NATS_ROLES). Unset: an
+   * The service's user on the bus (least privilege; permissions in @dv/contracts NATS_ROLES). Unset: an
    * anonymous connection, which a local stack maps to its all-permitted `dev` user and production
    * refuses. The password comes as NATS_PASSWORD_FILE (a mounted Secret).
    */
@@ -164,7 +164,7 @@ export const infraSchema = {
   NATS_PASSWORD: z.string().min(1).optional(),
   REDIS_URL: env.url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   /**
-   * Redis with failover (issue 14): the Sentinels' `host:port` list. Set, the client asks them for
+   * Redis with failover (docs/operations.md): the Sentinels' `host:port` list. Set, the client asks them for
    * the primary of REDIS_SENTINEL_NAME (and again after a failover); REDIS_URL then gives only the
    * password, TLS and database number, its host is not used.
    */

@@ -73,7 +73,7 @@ export class StreamReplicasError extends Error {
 /**
  * The replica count to apply to an existing stream. Raised to the configured count (nats-server
  * 2.9 moves a clustered stream to more replicas by a stream update), never lowered: one service
- * started without NATS_STREAM_REPLICAS must not shrink production's R3 streams to R1 (issue 19);
+ * started without NATS_STREAM_REPLICAS must not shrink production's R3 streams to R1 (and lose their redundancy);
  * lowering is an operator's `nats stream edit --replicas`.
  */
 export function replicasFor(name: string, have: number, want: number, log: Logger | undefined): number {

@@ -1,4 +1,4 @@
-// When a dependency's blip fails readiness (issue 19). Every replica of a service shares the same
+// When a dependency's blip fails readiness. Every replica of a service shares the same
 // NATS, Redis and MongoDB: if each pod's /readyz failed at the first failed ping, a two-second
 // Redis failover would take every pod out of its Service together, turning a blip that requests
 // ride out (with their own timeouts and retries) into a full outage at the load balancer. So a

@@ -1,4 +1,4 @@
-// One id per HTTP request (issue 19), carried through everything the request causes: echoed in
+// One id per HTTP request, carried through everything the request causes: echoed in
 // the response, on every log line written while handling it (logger.ts mixin), in the header of
 // every NATS message it publishes (JetStreamPublisher), and from there on the scheduler's and the
 // probe node's log lines about that work. An operator can then follow one customer call across

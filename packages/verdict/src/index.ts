@@ -1,4 +1,4 @@
-// @dv/verdict: pure verification rules (design.md section 2). No I/O, no clock, no randomness.
+// @dv/verdict: pure verification rules (docs/verdict.md). No I/O, no clock, no randomness.
 
 export { checkSyntax, LIMITS, SYNTAX_ERROR } from './syntax.ts';
 export type { SyntaxErrorCode, SyntaxFailure, SyntaxOk, SyntaxResult } from './syntax.ts';

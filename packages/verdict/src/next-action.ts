@@ -1,4 +1,4 @@
-// What the scheduler does after a classified RCPT reply (design.md section 4, step 5). Pure: the
+// What the scheduler does after a classified RCPT reply (docs/verdict.md "After a reply"). Pure: the
 // caller passes how far along the item is and its retry policy; the policy's defaults are the
 // data in data/retry-ladder.ts, the one place the ladders, the throttle pause and the IP block
 // are written down (the scheduler's defaults come from there, its settings override them).

@@ -46,7 +46,7 @@ describe('providerForMx', () => {
     expect(providerForMx('mx.notgoogle.com').id).toBe('notgoogle.com');
   });
 
-  it('carries design.md politeness for the big providers', () => {
+  it('carries the reference politeness for the big providers', () => {
     expect(providerForMx('aspmx.l.google.com').politeness).toEqual({ maxConcurrentSessions: 5, newSessionsPerMinute: 10, maxRcptsPerSession: 20 });
     expect(providerForMx('x.mail.protection.outlook.com').politeness).toEqual({ maxConcurrentSessions: 2, newSessionsPerMinute: 10, maxRcptsPerSession: 3 });
     expect(providerForMx('mta6.am0.yahoodns.net').politeness.newSessionsPerMinute).toBe(25);

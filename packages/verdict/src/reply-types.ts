@@ -23,7 +23,7 @@ export interface ReplyRule {
   enhanced?: RegExp;
   /** Tested against the reply text (all lines joined, enhanced codes removed). */
   text?: RegExp;
-  /** Why this row exists (source, or design.md's rule). */
+  /** Why this row exists (its source, or the rule it applies). */
   why: string;
 }
 

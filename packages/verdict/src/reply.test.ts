@@ -38,7 +38,7 @@ describe('reply fixture corpus', () => {
   });
 });
 
-// The invariants of issue 16, stated with the test's own word lists (not the rule table's), so a
+// The classification's invariants, stated with the test's own word lists (not the rule table's), so a
 // rule edit cannot weaken both sides at once.
 const BLOCK_HARVEST_RATE =
   /spamhaus|spamcop|uceprotect|barracudacentral|blocked|black ?list|block ?list|reputation|banned|sender verify failed|too many (invalid|unknown|bad|rejected) (recipients|users)|too many errors|harvest|dictionary attack|namespace mining|\b(RP|SC|DY|OU)-00\d\b|\((RTR|RLY|DYN|HVU):|\[(TSS?|GL|BL)\d\d\]|rate limit|too many (connections|messages)|temporarily deferred/i;

@@ -1,4 +1,4 @@
-// The verification result object of specs/email-verification.md ("Result object").
+// The verification result object the API returns (docs/verdict.md "Verdict").
 
 export const STATUS = {
   deliverable: 'deliverable',

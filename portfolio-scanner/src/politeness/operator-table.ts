@@ -1,10 +1,10 @@
 // Authoritative DNS operators the scanner knows, as data: which registrable domains their name
 // servers live under, and the query budget the scanner allows itself toward each. Operators not
-// listed get PORTFOLIO_DNS_OPERATOR_DEFAULT_QPS (50/s, design.md 6), each on its own.
+// listed get PORTFOLIO_DNS_OPERATOR_DEFAULT_QPS (50/s), each on its own.
 //
 // The large operators serve millions of zones from anycast networks built for resolver traffic
-// from the whole internet; 2,000 queries/s from one scanner is a rounding error there (issue 12,
-// design.md 6), while a small host with two name servers must never see a portfolio's worth of
+// from the whole internet; 2,000 queries/s from one scanner is a rounding error there
+// (docs/portfolio-scanner.md), while a small host with two name servers must never see a portfolio's worth of
 // queries at once. None of these operators publishes a per-client limit for authoritative queries,
 // so the numbers are ours; `source` says where each name-server naming scheme is documented, so a
 // row can be checked and kept current.

@@ -7,7 +7,7 @@ import { fetchJson, type FetchOptions, type FetchOutcome } from '@dv/mailsec';
 import { Pacer } from './pacer.ts';
 import type { RegistrationMetrics } from './metrics.ts';
 
-/** Control flow, not a failure: the lookup is put off until `untilMs` (design.md 5: named). */
+/** Control flow, not a failure: the lookup is put off until `untilMs` (named, so callers tell it from a failure). */
 export class RdapDeferred extends Error {
   readonly server: string;
   readonly untilMs: number;

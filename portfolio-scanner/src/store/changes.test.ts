@@ -76,7 +76,7 @@ describe('diffScan: stored result and change tracking', () => {
     expect(relaxed.changes.map((c) => c.field_name)).toEqual(['dmarc_policy_p']);
   });
 
-  it('tracks at least the fields the issue requires', () => {
+  it('tracks at least the fields change alerts are promised on', () => {
     expect(TRACKED_FIELDS).toEqual(expect.arrayContaining(['mx', 'email_gateway', 'dmarc_policy_p', 'spf', 'dmarc', 'ns']));
   });
 });

@@ -1,7 +1,7 @@
 // The only commands a probe can put on the wire, and the address checks in front of them. Pure.
 //
 // There is deliberately no DATA or BDAT here: the verbs are a closed set, so no code path of the
-// probe can start a message transaction (design.md section 4: DATA is never sent).
+// probe can start a message transaction (a probe never sends mail: docs/probe-node.md).
 import { randomBytes } from 'node:crypto';
 
 export type Command =

@@ -1,4 +1,4 @@
-// The straightforward scanner users compare with (issue 12): node's dns.promises.Resolver, one
+// The straightforward scanner users compare with: node's dns.promises.Resolver, one
 // domain's lookups one after another, `parallel` domains at once, no cache of its own. It asks
 // what the scan asks on a rescan (apex records, www, BIMI, SRV, DMARC, the SPF include tree, MX
 // host addresses, PTRs, the vendor DKIM selectors) so that the two do the same work per domain.

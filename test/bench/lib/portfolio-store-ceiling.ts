@@ -1,5 +1,5 @@
-// The store's own ceiling for what one rescan writes (design.md section 3, "Benchmarks against a
-// slow local store"): the worker's read of the corpus document, then the store of an unchanged
+// The store's own ceiling for what one rescan writes (the test MongoDB is slow: the bench reports a
+// ratio to it, docs/bench/README.md): the worker's read of the corpus document, then the store of an unchanged
 // result for a new slot, grouped as the worker groups them (Batcher over storeScans, its
 // defaults; one batcher per worker). No DNS, no NATS: a closed loop of `concurrency` callers per
 // worker, as the scan places are, for `durationS`.

@@ -1,6 +1,6 @@
 // The portfolio bench's generated DNS world: N domains with a realistic mail and name-server mix,
 // written as one zone file per domain (plus vendor and reverse zones) for nsd. Deterministic per
-// seed. Mix (issue 12): ~30% Google Workspace, 25% Microsoft 365, 10% security gateways, the rest
+// seed. Mix (a real portfolio's): ~30% Google Workspace, 25% Microsoft 365, 10% security gateways, the rest
 // self-hosted; most with SPF (vendors' include trees shared), about half with DMARC, vendor DKIM
 // selectors; 4 large anycast operators hold ~40% of the zones, 300 small hosts the rest.
 import { writeFileSync } from 'node:fs';

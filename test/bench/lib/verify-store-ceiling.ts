@@ -1,5 +1,5 @@
-// The store's own ceiling for what one sandbox POST /v1/verify writes (design.md section 3,
-// "Benchmarks against a slow local store"): the job and item documents inserted together, grouped
+// The store's own ceiling for what one sandbox POST /v1/verify writes (the test MongoDB is slow:
+// the bench reports a ratio to it, docs/bench/README.md): the job and item documents inserted together, grouped
 // as the gateway groups them (its Coalescer and its defaults), the acked JetStream publish of the
 // item, then the job's published mark, many jobs per round trip. No HTTP, no auth, no validation:
 // a closed loop of `concurrency` callers, as autocannon's connections are, for `durationS`.

@@ -1,7 +1,7 @@
 // Provider table: MX host patterns -> who runs the mail service, how politely to probe it, and its
 // quirks. Ordered: the first row with a matching pattern wins, so specific rows come before broad
 // ones. A pattern matches the MX host itself or any host under it ("google.com" matches
-// "alt1.aspmx.l.google.com"). Politeness numbers are design.md's reference defaults.
+// "alt1.aspmx.l.google.com"). Politeness numbers follow ZoneMTA's, Haraka's and Reacher's defaults.
 //
 // vendor: the short, stable name the portfolio API reports as `email_gateway` and filters by
 // (docs/portfolio-scanner.md "Gateway values"); unique, also case-insensitively; `name` is the
@@ -219,7 +219,7 @@ export const PROVIDERS: readonly ProviderRow[] = [
 export const SELF_HOSTED_POLITENESS = DEFAULT_POLITENESS;
 
 /**
- * Recipient domains whose catch-all probe is skipped (design.md): large consumer services never
+ * Recipient domains whose catch-all probe is skipped (as Reacher does): large consumer services never
  * have a catch-all, and probing them with random addresses only costs reputation. Domains served
  * by a row with skipCatchAllProbe (Outlook.com, Yahoo/AOL infrastructure) are skipped as well.
  */

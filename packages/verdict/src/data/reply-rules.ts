@@ -2,7 +2,7 @@
 // condition holds decides. Order matters in four places:
 //  - policy wording ("blocked", "Spamhaus", "reputation", "banned"...) is tested before anything
 //    that could read as "no such mailbox": a block of OUR IP must never make an address
-//    undeliverable (design.md section 4);
+//    undeliverable (it says nothing about the mailbox);
 //  - harvest-defence wording ("too many invalid recipients") and provider block codes (Outlook.com
 //    SC-/DY-/OU-/RP-, AOL RTR:/RLY:/DYN:, Yahoo [TSS09]) come before the mailbox rows too: such a
 //    reply mentions "invalid recipient" or even carries 5.1.1, yet says our session or IP is

@@ -1,4 +1,4 @@
-// Retry timing after temporary replies (design.md "Reference numbers").
+// Retry timing after temporary replies (ZoneMTA's defer times, postgrey's 300 s wait).
 
 /** Greylist retries, minutes after the FIRST try; after the last one the result is unknown/temp_failure. */
 export const GREYLIST_LADDER_MINUTES: readonly number[] = [5, 12, 20, 45, 75];

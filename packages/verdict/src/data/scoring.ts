@@ -34,9 +34,9 @@ export const FIXED_SCORES = {
 export const RETRY_AFTER_SECONDS = {
   /** The greylist ladder or throttle pauses ran out; an hour later the server has usually calmed. */
   temp_failure: 3600,
-  /** Connect/DNS timeouts: design.md caches a timed-out MX for 15 min. */
+  /** Connect/DNS timeouts: a timed-out MX is cached as down for 15 min (ZoneMTA), so nothing changes sooner. */
   timeout: 900,
-  /** Our IP is blocked for that provider for 1 h (design.md). */
+  /** Our IP is blocked for that provider for 1 h (ZoneMTA's blacklist TTL). */
   provider_blocked: 3600,
   /** The server never verifies (252); a day later is the earliest anything could change. */
   no_signal: 86400,
