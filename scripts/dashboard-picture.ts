@@ -24,7 +24,7 @@ import { startPrometheus, type RunningPrometheus } from '../infra/prometheus/ser
 import { applySchema, ensureDemoAccount } from '../infra/src/demo-account.ts';
 import { SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess } from '../infra/src/services.ts';
 import { REPO_ROOT, startStack } from '../infra/src/stack/stack.ts';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld } from '../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld } from '@dv/world';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, out: { type: 'string', default: join(REPO_ROOT, 'docs', 'dashboard-verification-pipeline.png') } }, strict: true });
 const minutes = Number(values.minutes);

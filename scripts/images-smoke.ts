@@ -18,7 +18,7 @@ const READY_TIMEOUT_MS = 120_000;
 /** Above each service's SHUTDOWN_TIMEOUT_MS default, as the manifests' terminationGracePeriodSeconds. */
 const STOP_GRACE_S = 30;
 const PROBE_NODE_ID = 'image-smoke';
-/** The default world's acme.test (infra/worlds/default.json): alice has a mailbox, nobody does not. */
+/** The default world's acme.test (packages/world/worlds/default.json): alice has a mailbox, nobody does not. */
 const PROBE_DOMAIN = 'acme.test';
 const PROBE_MX = 'mx1.acme.test';
 const PROBE_ADDRESSES = { 'alice@acme.test': 250, 'nobody@acme.test': 550 } as const;

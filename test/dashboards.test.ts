@@ -18,7 +18,7 @@ import { requestScan } from '../portfolio-scanner/src/worker/index.ts';
 import { SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../infra/src/services.ts';
 import { until as pollUntil } from './helpers.ts';
 import { REPO_ROOT, startStack, type Stack } from '../infra/src/stack/stack.ts';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 
 // Every Grafana panel query and every alert and recording expression, run through a real
 // Prometheus (Debian `prometheus`, 1 s scrapes and rule evaluations) scraping the five services

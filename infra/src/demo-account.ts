@@ -37,7 +37,7 @@ export async function ensureDemoAccount(db: Db): Promise<DemoKeys> {
   return { accountId: account._id, live: live.key, sandbox: sandbox.key };
 }
 
-/** Domains of the default simulated world (infra/worlds/default.json) the demo account monitors. */
+/** Domains of the default simulated world (packages/world/worlds/default.json) the demo account monitors. */
 export const DEMO_PORTFOLIO_DOMAINS = ['acme.test', 'catchall.test', 'fallback.test', 'nullmx.test', 'aonly.test', 'servfail.test'] as const;
 
 /**

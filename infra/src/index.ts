@@ -3,5 +3,5 @@
 export * from './stack/stack.ts';
 export type { ServerHandle, ServerName } from './stack/servers.ts';
 export * from './services.ts';
-export * from './world/index.ts';
+export * from '@dv/world';
 export { applySchema, ensureDemoAccount, DEMO_ACCOUNT } from './demo-account.ts';

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 import { stackEnv } from '../../test/helpers.ts';
 import { deleteByPrefix } from './testing/harness.ts';
 

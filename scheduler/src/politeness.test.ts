@@ -3,7 +3,7 @@
 // pause, then the work resumes and finishes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningProcess } from '../../infra/src/services.ts';
-import type { WorldHandle } from '../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { startHarness, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
 import { startSchedulerWorld } from './testing/world.ts';

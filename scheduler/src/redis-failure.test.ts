@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorldHandle } from '../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { REPO_ROOT, startStack, type Stack } from '../../infra/src/stack/stack.ts';
 import { startHarness, until, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf } from './testing/jobs.ts';

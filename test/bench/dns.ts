@@ -25,7 +25,7 @@ import { DKIM_SELECTORS } from '../../packages/mailsec/src/dkim/selectors.ts';
 import { TOOL_DEFAULTS } from '../../packages/mailsec/src/tools/defaults.ts';
 import { startMailsecWorld } from '../../packages/mailsec/src/testing/world.ts';
 import { nsdServerConf } from './lib/common.ts';
-import { findFreePort } from '../../infra/src/world/index.ts';
+import { findFreePort } from '@dv/world';
 import { ensureCommand } from '../../infra/src/stack/install.ts';
 
 const BENCH = {

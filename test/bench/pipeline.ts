@@ -14,7 +14,7 @@ import { PROBE_DEFAULTS } from '../../probe-node/src/defaults.ts';
 import { SCHEDULER_DEFAULTS } from '../../scheduler/src/defaults.ts';
 import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
 import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
-import { startWorld, type DnsRecordInput, type SmtpHostSpecInput, type WorldHandle } from '../../infra/src/world/index.ts';
+import { startWorld, type DnsRecordInput, type SmtpHostSpecInput, type WorldHandle } from '@dv/world';
 import { benchArgs, rng } from './lib/common.ts';
 import { cpuDelta, cpuSecondsByName } from './lib/cpu.ts';
 

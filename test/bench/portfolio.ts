@@ -22,7 +22,7 @@ import { applySchema } from '../../infra/src/demo-account.ts';
 import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
 import { ensureCommand } from '../../infra/src/stack/install.ts';
 import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
-import { findFreePort } from '../../infra/src/world/index.ts';
+import { findFreePort } from '@dv/world';
 import { addDomains } from '../../portfolio-scanner/src/store/domains.ts';
 import { applyChanges, generateDomains, writeNsdFiles } from './lib/portfolio-world.ts';
 import { naiveScan } from './lib/naive-scanner.ts';

@@ -28,7 +28,7 @@ import { connectMongo, createLogger, connectNats } from '@dv/runtime';
 import { applySchema, ensureDemoAccount } from '../../infra/src/demo-account.ts';
 import { serviceNodeOptions, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../../infra/src/services.ts';
 import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld } from '../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld } from '@dv/world';
 import { addDomains } from '../../portfolio-scanner/src/store/index.ts';
 import { requestScan } from '../../portfolio-scanner/src/worker/index.ts';
 import { seedPortfolio } from '../../portfolio-scanner/src/exports/testing/seed.ts';

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { WorldInput } from '../world/index.ts';
+import type { WorldInput } from '@dv/world';
 import { stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
 import type { ServerName } from '../stack/servers.ts';
 import { DEFAULT_CACHE_DIR, REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';

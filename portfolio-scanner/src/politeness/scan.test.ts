@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { DnsResolver } from '@dv/mailsec';
 import { connectRedis, createLogger, type RedisDependency } from '@dv/runtime';
 import { stackEnv } from '../../../test/helpers.ts';
-import type { WorldHandle } from '../../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import type { GeoLookup } from '../geo/types.ts';
 import { scanDomain } from '../scan/scan-domain.ts';
 import { SharedDnsCache } from '../scan/shared-cache.ts';

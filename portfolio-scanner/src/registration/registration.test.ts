@@ -11,7 +11,7 @@ import { ALL_COLLECTIONS, COLLECTIONS, type WhoisDoc } from '@dv/contracts';
 import { RdapBootstrap, TOOL_DEFAULTS, type Resolver } from '@dv/mailsec';
 import { ensureCollections, type MongoDependency } from '../../../packages/runtime/src/mongo.ts';
 import { isolatedMongo } from '../../../test/helpers.ts';
-import { startRdapServer, type RdapServerHandle } from '../../../infra/src/world/rdap/server.ts';
+import { startRdapServer, type RdapServerHandle } from '@dv/world';
 import { createRegistrationMetrics, REGISTRATION_METRICS } from './metrics.ts';
 import { RdapServerBudgets, retryAfterS } from './rdap-budget.ts';
 import { failedLookup } from './lookup-status.ts';

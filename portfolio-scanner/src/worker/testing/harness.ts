@@ -14,7 +14,7 @@ import { DnsResolver } from '@dv/mailsec';
 import { createLogger, ensureStreams, natsManager, type MongoDependency } from '@dv/runtime';
 import { applySchema } from '../../../../infra/src/demo-account.ts';
 import { REPO_ROOT, startStack } from '../../../../infra/src/stack/stack.ts';
-import type { WorldHandle } from '../../../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { isolatedMongo, stackEnv, until as sharedUntil } from '../../../../test/helpers.ts';
 import type { GeoLookup } from '../../geo/types.ts';
 import { Planner, type PlannerConfig } from '../../planner/index.ts';
