@@ -21,9 +21,10 @@ import { DASHBOARDS } from '../infra/grafana/dashboards.ts';
 import { dashboardPanelData, screenshotDashboard, WORLD_SERVICE_ENV } from '../infra/grafana/picture.ts';
 import { ruleFiles } from '../infra/prometheus/rules.ts';
 import { startPrometheus, type RunningPrometheus } from '../infra/prometheus/server.ts';
-import { applySchema, ensureDemoAccount } from '../infra/src/demo-account.ts';
-import { SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess } from '../infra/src/services.ts';
-import { REPO_ROOT, startStack } from '../infra/src/stack/stack.ts';
+import { applySchema } from '@dv/stack';
+import { ensureDemoAccount } from '../infra/src/demo-account.ts';
+import { SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess } from '@dv/stack';
+import { REPO_ROOT, startStack } from '@dv/stack';
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld } from '@dv/world';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, out: { type: 'string', default: join(REPO_ROOT, 'docs', 'dashboard-verification-pipeline.png') } }, strict: true });

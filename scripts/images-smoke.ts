@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { SUBJECTS, newId, probeSessionReply, type ProbeSessionReply, type ProbeSessionRequest } from '@dv/contracts';
 import { startDemoWorld, type DemoWorld } from '../infra/src/cli/demo-world.ts';
-import { SERVICE_NAMES, SERVICE_NODE_OPTIONS, type ServiceName } from '../infra/src/services.ts';
-import { allocatePort } from '../infra/src/stack/servers.ts';
-import { startStack, type Stack } from '../infra/src/stack/stack.ts';
+import { SERVICE_NAMES, SERVICE_NODE_OPTIONS, type ServiceName } from '@dv/stack';
+import { allocatePort } from '@dv/stack';
+import { startStack, type Stack } from '@dv/stack';
 import { IMAGES_DIR, podman } from './images-podman.ts';
 
 const READY_TIMEOUT_MS = 120_000;

@@ -10,14 +10,15 @@ import { dashboardPanelData, screenshotDashboard, WORLD_SERVICE_ENV } from '../i
 import { metricNamesIn, substituteGrafanaVariables } from '../infra/grafana/promql.ts';
 import { loadRules, ruleFiles } from '../infra/prometheus/rules.ts';
 import { startPrometheus, type RunningPrometheus } from '../infra/prometheus/server.ts';
-import { applySchema, ensureDemoAccount } from '../infra/src/demo-account.ts';
+import { applySchema } from '@dv/stack';
+import { ensureDemoAccount } from '../infra/src/demo-account.ts';
 import { createLogger } from '../packages/runtime/src/logger.ts';
 import { connectNats } from '../packages/runtime/src/nats.ts';
 import { addDomains } from '../portfolio-scanner/src/store/index.ts';
 import { requestScan } from '../portfolio-scanner/src/worker/index.ts';
-import { SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../infra/src/services.ts';
-import { until as pollUntil } from './helpers.ts';
-import { REPO_ROOT, startStack, type Stack } from '../infra/src/stack/stack.ts';
+import { SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '@dv/stack';
+import { until as pollUntil } from '@dv/test-kit';
+import { REPO_ROOT, startStack, type Stack } from '@dv/stack';
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 
 // Every Grafana panel query and every alert and recording expression, run through a real

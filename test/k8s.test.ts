@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { CONSUMERS, NATS_USERS } from '@dv/contracts';
 import { NATS_PRODUCTION_RULES, loadConfig } from '@dv/runtime';
 import { NATS_AUTH_FILE, renderK8sNatsAuth } from '../scripts/k8s-nats-auth.ts';
-import { passwordEnvName } from '../infra/src/stack/nats-auth.ts';
-import { serviceNodeOptions, type ServiceName } from '../infra/src/services.ts';
+import { passwordEnvName } from '@dv/stack';
+import { serviceNodeOptions, type ServiceName } from '@dv/stack';
 import { gatewayConfigSchema, gatewayProductionRules } from '../gateway/src/config.ts';
 import { lookupConfigSchema, lookupProductionRules } from '../lookup/src/config.ts';
 import { portfolioConfigSchema, portfolioProductionRules } from '../portfolio-scanner/src/config.ts';
@@ -133,7 +133,7 @@ function configProblems(objects: readonly K8sObject[]): string[] {
           // runService adds the bus rules for every service on the bus (all but lookup).
           loadConfig(service, schema as never, env, (service === 'lookup' ? rules : { ...NATS_PRODUCTION_RULES, ...rules }) as never);
           const nodeOptions = serviceNodeOptions(service, env);
-          if (nodeOptions && env.NODE_OPTIONS !== nodeOptions) problems.push(`${at}: NODE_OPTIONS ${env.NODE_OPTIONS ?? '(unset)'}, infra/src/services.ts says ${nodeOptions}`);
+          if (nodeOptions && env.NODE_OPTIONS !== nodeOptions) problems.push(`${at}: NODE_OPTIONS ${env.NODE_OPTIONS ?? '(unset)'}, packages/stack/src/services.ts says ${nodeOptions}`);
         } catch (err) {
           problems.push(`${at}: ${(err as Error).message}`);
         }

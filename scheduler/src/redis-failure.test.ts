@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorldHandle } from '@dv/world';
-import { REPO_ROOT, startStack, type Stack } from '../../infra/src/stack/stack.ts';
+import { REPO_ROOT, startStack, type Stack } from '@dv/stack';
 import { startHarness, until, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf } from './testing/jobs.ts';
 import { startSchedulerWorld } from './testing/world.ts';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobItemDoc } from '@dv/contracts';
 import { startLyingDnsServer, type LyingDnsServer } from '@dv/world';
-import type { RunningProcess } from '../../infra/src/services.ts';
+import type { RunningProcess } from '@dv/stack';
 import { startHarness, until, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
 

@@ -26,7 +26,7 @@ import { TOOL_DEFAULTS } from '../../packages/mailsec/src/tools/defaults.ts';
 import { startMailsecWorld } from '../../packages/mailsec/src/testing/world.ts';
 import { nsdServerConf } from './lib/common.ts';
 import { findFreePort } from '@dv/world';
-import { ensureCommand } from '../../infra/src/stack/install.ts';
+import { ensureCommand } from '@dv/stack';
 
 const BENCH = {
   zoneNames: 10_000,

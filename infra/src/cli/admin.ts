@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { formatInbox } from '../inbox/format.ts';
 import { readEntries } from '../inbox/store.ts';
 import { mintFreeLookupKey, resetLookupQuota } from '../lookup-admin.ts';
-import { REPO_ROOT } from '../stack/stack.ts';
+import { REPO_ROOT } from '@dv/stack';
 
 const LOCAL_USAGE = `Local stack (npm start / npm run demo):
   inbox [--last N] [--json]   mails the services sent (with their links) and webhook deliveries (with the signature check)

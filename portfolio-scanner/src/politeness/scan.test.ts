@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { DnsResolver } from '@dv/mailsec';
 import { connectRedis, createLogger, type RedisDependency } from '@dv/runtime';
-import { stackEnv } from '../../../test/helpers.ts';
+import { stackEnv } from '@dv/test-kit';
 import type { WorldHandle } from '@dv/world';
 import type { GeoLookup } from '../geo/types.ts';
 import { scanDomain } from '../scan/scan-domain.ts';

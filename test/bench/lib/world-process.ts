@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { REPO_ROOT } from '../../../infra/src/stack/stack.ts';
+import { REPO_ROOT } from '@dv/stack';
 import { DEFAULT_WORLD_PATH, loadWorld } from '@dv/world';
 
 export interface WorldProcess {
