@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { SUBJECTS, newId, probeSessionReply, type ProbeSessionReply, type ProbeSessionRequest } from '@dv/contracts';
-import { startDemoWorld, type DemoWorld } from '../infra/src/cli/demo-world.ts';
+import { startDemoWorld, type DemoWorld } from '@dv/infra/demo-world';
 import { SERVICE_NAMES, SERVICE_NODE_OPTIONS, type ServiceName } from '@dv/stack';
 import { allocatePort } from '@dv/stack';
 import { startStack, type Stack } from '@dv/stack';

@@ -14,11 +14,11 @@ import { NATS_PRODUCTION_RULES, loadConfig } from '@dv/runtime';
 import { NATS_AUTH_FILE, renderK8sNatsAuth } from '../scripts/k8s-nats-auth.ts';
 import { passwordEnvName } from '@dv/stack';
 import { serviceNodeOptions, type ServiceName } from '@dv/stack';
-import { gatewayConfigSchema, gatewayProductionRules } from '../gateway/src/config.ts';
-import { lookupConfigSchema, lookupProductionRules } from '../lookup/src/config.ts';
-import { portfolioConfigSchema, portfolioProductionRules } from '../portfolio-scanner/src/config.ts';
-import { probeConfigSchema, probeProductionRules } from '../probe-node/src/config.ts';
-import { schedulerConfigSchema, schedulerProductionRules } from '../scheduler/src/config.ts';
+import { gatewayConfigSchema, gatewayProductionRules } from '@dv/gateway/config';
+import { lookupConfigSchema, lookupProductionRules } from '@dv/lookup/config';
+import { portfolioConfigSchema, portfolioProductionRules } from '@dv/portfolio-scanner/config';
+import { probeConfigSchema, probeProductionRules } from '@dv/probe-node/config';
+import { schedulerConfigSchema, schedulerProductionRules } from '@dv/scheduler/config';
 import { OUTPUT_FILE, renderPrometheusRules } from '../scripts/k8s-prometheus-rules.ts';
 import { policyViolations, podSpecOf, type K8sObject, type PodSpec } from './k8s-policy.ts';
 

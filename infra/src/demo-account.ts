@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { createAccount, createApiKey, createPortfolioKey, findAccountByEmail, listApiKeys, listPortfolioKeys, revokeApiKey, revokePortfolioKey, setPortfolioPlan } from '@dv/accounts';
-import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
-import { addDomains } from '../../portfolio-scanner/src/store/domains.ts';
+import { PORTFOLIO_DEFAULTS } from '@dv/portfolio-scanner/defaults';
+import { addDomains } from '@dv/portfolio-scanner/admin';
 
 export const DEMO_ACCOUNT = { name: 'Demo', email: 'demo@example.com', plan: 'business', credits: 10_000 } as const;
 

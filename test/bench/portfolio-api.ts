@@ -35,12 +35,12 @@ import { connectMongo } from '@dv/runtime';
 import { applySchema } from '@dv/stack';
 import { startServiceProcess, type RunningProcess } from '@dv/stack';
 import { REPO_ROOT, startStack } from '@dv/stack';
-import { accountFilter } from '../../portfolio-scanner/src/api/domain-query.ts';
-import { dashboardSummary } from '../../portfolio-scanner/src/api/summary.ts';
-import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
-import { exportDomainFilter, exportRequestSchema, normalizeParameters } from '../../portfolio-scanner/src/exports/params.ts';
-import { accountProjection } from '../../portfolio-scanner/src/exports/columns.ts';
-import { seedPortfolio } from '../../portfolio-scanner/src/exports/testing/seed.ts';
+import { accountFilter } from '@dv/portfolio-scanner/bench';
+import { dashboardSummary } from '@dv/portfolio-scanner/bench';
+import { PORTFOLIO_DEFAULTS } from '@dv/portfolio-scanner/defaults';
+import { exportDomainFilter, exportRequestSchema, normalizeParameters } from '@dv/portfolio-scanner/bench';
+import { accountProjection } from '@dv/portfolio-scanner/bench';
+import { seedPortfolio } from '@dv/portfolio-scanner/testing';
 import { benchArgs } from './lib/common.ts';
 import { cpuDelta, cpuSecondsByName, cpuTimes } from './lib/cpu.ts';
 

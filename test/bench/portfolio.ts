@@ -23,13 +23,13 @@ import { startServiceProcess, type RunningProcess } from '@dv/stack';
 import { ensureCommand } from '@dv/stack';
 import { REPO_ROOT, startStack } from '@dv/stack';
 import { findFreePort } from '@dv/world';
-import { addDomains } from '../../portfolio-scanner/src/store/domains.ts';
+import { addDomains } from '@dv/portfolio-scanner/admin';
 import { applyChanges, generateDomains, writeNsdFiles } from './lib/portfolio-world.ts';
 import { naiveScan } from './lib/naive-scanner.ts';
 import { operatorVerdict, type PassRates } from './lib/operator-rates.ts';
 import { portfolioStoreCeiling } from './lib/portfolio-store-ceiling.ts';
 import { histogram, queriesWithRcode, scrapeWorkers, storedScans, udpReceiveBufferErrors } from './lib/worker-metrics.ts';
-import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
+import { PORTFOLIO_DEFAULTS } from '@dv/portfolio-scanner/defaults';
 import { benchArgs } from './lib/common.ts';
 import { cpuDelta, cpuSecondsByName } from './lib/cpu.ts';
 

@@ -26,13 +26,12 @@ import { createAccount, createPortfolioKey, setPortfolioPlan, type Account } fro
 import { COLLECTIONS } from '@dv/contracts';
 import { connectMongo, createLogger, connectNats } from '@dv/runtime';
 import { applySchema } from '@dv/stack';
-import { ensureDemoAccount } from '../../infra/src/demo-account.ts';
+import { ensureDemoAccount } from '@dv/infra';
 import { serviceNodeOptions, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '@dv/stack';
 import { REPO_ROOT, startStack } from '@dv/stack';
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld } from '@dv/world';
-import { addDomains } from '../../portfolio-scanner/src/store/index.ts';
-import { requestScan } from '../../portfolio-scanner/src/worker/index.ts';
-import { seedPortfolio } from '../../portfolio-scanner/src/exports/testing/seed.ts';
+import { addDomains, requestScan } from '@dv/portfolio-scanner/admin';
+import { seedPortfolio } from '@dv/portfolio-scanner/testing';
 import { benchArgs } from './lib/common.ts';
 
 const args = benchArgs();

@@ -70,5 +70,5 @@ if (command === 'lookup-key:create') {
   process.stdout.write(values.json ? `${JSON.stringify({ mails: mails.slice(-last), webhooks: deliveries.slice(-last) }, null, 2)}\n` : `${formatInbox(mails, deliveries, { last })}\n`);
 } else {
   if (!command || command === 'help' || command === '--help') process.stdout.write(`${LOCAL_USAGE}\n\n`);
-  await import('../../../packages/accounts/src/cli.ts');
+  await import('@dv/accounts/cli');
 }

@@ -44,3 +44,15 @@ export async function call(url: string, path: string, opts: { method?: string; k
   }
   return { status: res.status, headers: res.headers, body };
 }
+
+/** mulberry32: a small, fast seeded generator in [0, 1). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

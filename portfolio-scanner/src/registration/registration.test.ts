@@ -9,7 +9,7 @@ import type { Db } from 'mongodb';
 import { Registry } from 'prom-client';
 import { ALL_COLLECTIONS, COLLECTIONS, type WhoisDoc } from '@dv/contracts';
 import { RdapBootstrap, TOOL_DEFAULTS, type Resolver } from '@dv/mailsec';
-import { ensureCollections, type MongoDependency } from '../../../packages/runtime/src/mongo.ts';
+import { ensureCollections, type MongoDependency } from '@dv/runtime';
 import { isolatedMongo } from '@dv/runtime/testing';
 import { startRdapServer, type RdapServerHandle } from '@dv/world';
 import { createRegistrationMetrics, REGISTRATION_METRICS } from './metrics.ts';

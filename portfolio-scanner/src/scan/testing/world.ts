@@ -2,7 +2,7 @@
 // merge) plus world.json beside this file, the scanner's scripted domains.
 import { fileURLToPath } from 'node:url';
 import { loadWorld, startWorld, type WorldHandle, type WorldInput } from '@dv/world';
-import { mailsecWorld } from '../../../../packages/mailsec/src/testing/world.ts';
+import { mailsecWorld } from '@dv/mailsec/testing';
 
 export const PORTFOLIO_WORLD_PATH = fileURLToPath(new URL('./world.json', import.meta.url));
 
