@@ -1,6 +1,7 @@
 // ESLint flat config: typescript-eslint's recommended rules over every package and service.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import workspaces from './scripts/eslint/workspace-imports.js';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '.local/**', 'coverage/**'] },
@@ -14,6 +15,9 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'Enums are not erasable syntax; use an as-const object.' }],
     },
   },
+  // The README's layering: another workspace only by package name, declared in package.json, to a
+  // subpath it exports (scripts/eslint/workspace-imports.js).
+  { files: ['**/*.{ts,js,mjs}'], plugins: { workspaces }, rules: { 'workspaces/imports': 'error' } },
   // mongosh scripts mounted into Kubernetes Jobs: they run in mongosh, which provides these.
   { files: ['k8s/**/*.js'], languageOptions: { globals: { rs: 'readonly', print: 'readonly', db: 'readonly' } } },
 );

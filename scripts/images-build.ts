@@ -4,8 +4,8 @@
 import { copyFileSync, existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ensureCommand } from '../infra/src/stack/install.ts';
-import { REPO_ROOT } from '../infra/src/stack/stack.ts';
+import { ensureCommand } from '@dv/stack';
+import { REPO_ROOT } from '@dv/stack';
 import { BASE_IMAGE, IMAGE_REPOSITORY, IMAGES_DIR, imageExists, podman, podmanStreamed } from './images-podman.ts';
 
 const SUITE = 'bookworm';

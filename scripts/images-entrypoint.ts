@@ -2,7 +2,7 @@
 // src/main.ts in this same node process, so node stays PID 1 and gets SIGTERM directly (no shell,
 // no init). Kept free of imports from the workspaces: it only picks the file to load.
 
-/** The services the image runs (infra/src/services.ts SERVICE_NAMES; scripts/images.test.ts checks they agree). */
+/** The services the image runs (packages/stack/src/services.ts SERVICE_NAMES; scripts/images.test.ts checks they agree). */
 export const IMAGE_SERVICES = ['gateway', 'lookup', 'portfolio-scanner', 'scheduler', 'probe-node'] as const;
 
 /** sysexits.h EX_USAGE: a wrong argument is a deployment error, not a crash to restart quickly from. */

@@ -4,8 +4,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureCommand } from '../infra/src/stack/install.ts';
-import { REPO_ROOT } from '../infra/src/stack/stack.ts';
+import { ensureCommand } from '@dv/stack';
+import { REPO_ROOT } from '@dv/stack';
 
 export const IMAGES_DIR = join(REPO_ROOT, '.local', 'images');
 /** The name the Containerfile's BASE_IMAGE defaults to: made locally here, pulled in a real pipeline. */

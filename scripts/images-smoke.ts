@@ -8,17 +8,17 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { SUBJECTS, newId, probeSessionReply, type ProbeSessionReply, type ProbeSessionRequest } from '@dv/contracts';
-import { startDemoWorld, type DemoWorld } from '../infra/src/cli/demo-world.ts';
-import { SERVICE_NAMES, SERVICE_NODE_OPTIONS, type ServiceName } from '../infra/src/services.ts';
-import { allocatePort } from '../infra/src/stack/servers.ts';
-import { startStack, type Stack } from '../infra/src/stack/stack.ts';
+import { startDemoWorld, type DemoWorld } from '@dv/infra/demo-world';
+import { SERVICE_NAMES, SERVICE_NODE_OPTIONS, type ServiceName } from '@dv/stack';
+import { allocatePort } from '@dv/stack';
+import { startStack, type Stack } from '@dv/stack';
 import { IMAGES_DIR, podman } from './images-podman.ts';
 
 const READY_TIMEOUT_MS = 120_000;
 /** Above each service's SHUTDOWN_TIMEOUT_MS default, as the manifests' terminationGracePeriodSeconds. */
 const STOP_GRACE_S = 30;
 const PROBE_NODE_ID = 'image-smoke';
-/** The default world's acme.test (infra/worlds/default.json): alice has a mailbox, nobody does not. */
+/** The default world's acme.test (packages/world/worlds/default.json): alice has a mailbox, nobody does not. */
 const PROBE_DOMAIN = 'acme.test';
 const PROBE_MX = 'mx1.acme.test';
 const PROBE_ADDRESSES = { 'alice@acme.test': 250, 'nobody@acme.test': 550 } as const;

@@ -1,5 +1,5 @@
 // Writes k8s/base/nats-auth.conf: the bus's users and permissions (@dv/contracts NATS_ROLES,
-// rendered by infra/src/stack/nats-auth.ts as the local launcher does), with each password read
+// rendered by packages/stack/src/nats-auth.ts as the local launcher does), with each password read
 // by nats-server from its environment ($NATS_PASSWORD_<USER>, filled from the Secret
 // dv-nats-<user> that the service's pods mount as NATS_PASSWORD_FILE). No anonymous user: a
 // client without credentials is refused. test/k8s.test.ts compares the file with a fresh rendering.
@@ -7,7 +7,7 @@
 //   node scripts/k8s-nats-auth.ts --check  exit 1 when it is out of date
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { passwordEnvName, renderNatsAuthorization } from '../infra/src/stack/nats-auth.ts';
+import { passwordEnvName, renderNatsAuthorization } from '@dv/stack';
 
 export const NATS_AUTH_FILE = join(import.meta.dirname, '..', 'k8s', 'base', 'nats-auth.conf');
 

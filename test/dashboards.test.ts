@@ -5,20 +5,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DASHBOARDS, dashboardFiles } from '../infra/grafana/dashboards.ts';
-import { dashboardPanelData, screenshotDashboard, WORLD_SERVICE_ENV } from '../infra/grafana/picture.ts';
-import { metricNamesIn, substituteGrafanaVariables } from '../infra/grafana/promql.ts';
-import { loadRules, ruleFiles } from '../infra/prometheus/rules.ts';
-import { startPrometheus, type RunningPrometheus } from '../infra/prometheus/server.ts';
-import { applySchema, ensureDemoAccount } from '../infra/src/demo-account.ts';
-import { createLogger } from '../packages/runtime/src/logger.ts';
-import { connectNats } from '../packages/runtime/src/nats.ts';
-import { addDomains } from '../portfolio-scanner/src/store/index.ts';
-import { requestScan } from '../portfolio-scanner/src/worker/index.ts';
-import { SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../infra/src/services.ts';
-import { until as pollUntil } from './helpers.ts';
-import { REPO_ROOT, startStack, type Stack } from '../infra/src/stack/stack.ts';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../infra/src/world/index.ts';
+import { DASHBOARDS, dashboardFiles } from '@dv/infra/grafana/dashboards';
+import { dashboardPanelData, screenshotDashboard, WORLD_SERVICE_ENV } from '@dv/infra/grafana/picture';
+import { metricNamesIn, substituteGrafanaVariables } from '@dv/infra/grafana/promql';
+import { loadRules, ruleFiles } from '@dv/infra/prometheus/rules';
+import { startPrometheus, type RunningPrometheus } from '@dv/infra/prometheus/server';
+import { applySchema } from '@dv/stack';
+import { ensureDemoAccount } from '@dv/infra';
+import { createLogger } from '@dv/runtime';
+import { connectNats } from '@dv/runtime';
+import { addDomains, requestScan } from '@dv/portfolio-scanner/admin';
+import { SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '@dv/stack';
+import { until as pollUntil } from '@dv/test-kit';
+import { REPO_ROOT, startStack, type Stack } from '@dv/stack';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 
 // Every Grafana panel query and every alert and recording expression, run through a real
 // Prometheus (Debian `prometheus`, 1 s scrapes and rule evaluations) scraping the five services

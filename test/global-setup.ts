@@ -1,14 +1,9 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { REPO_ROOT, startStack, type Stack } from '../infra/src/stack/stack.ts';
+import { REPO_ROOT, startStack, type Stack } from '@dv/stack';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** NATS_URL, REDIS_URL, MONGODB_URL of this run's private stack (empty when DV_TEST_STACK=0). */
-    stack: Record<string, string>;
-  }
-}
+// The `stack` it provides is declared (vitest's ProvidedContext) and read (stackEnv) in @dv/test-kit.
 
 /**
  * Starts one private stack for the whole run, on free ports and in its own data folder, so tests

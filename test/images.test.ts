@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SERVICE_NAMES } from '../infra/src/services.ts';
-import { REPO_ROOT } from '../infra/src/stack/stack.ts';
+import { SERVICE_NAMES } from '@dv/stack';
+import { REPO_ROOT } from '@dv/stack';
 import { EXIT_USAGE, IMAGE_SERVICES, mainFor } from '../scripts/images-entrypoint.ts';
 import { hostMirror } from '../scripts/images-build.ts';
 import { BASE_IMAGE } from '../scripts/images-podman.ts';

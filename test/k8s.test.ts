@@ -12,13 +12,13 @@ import { tmpdir } from 'node:os';
 import { CONSUMERS, NATS_USERS } from '@dv/contracts';
 import { NATS_PRODUCTION_RULES, loadConfig } from '@dv/runtime';
 import { NATS_AUTH_FILE, renderK8sNatsAuth } from '../scripts/k8s-nats-auth.ts';
-import { passwordEnvName } from '../infra/src/stack/nats-auth.ts';
-import { serviceNodeOptions, type ServiceName } from '../infra/src/services.ts';
-import { gatewayConfigSchema, gatewayProductionRules } from '../gateway/src/config.ts';
-import { lookupConfigSchema, lookupProductionRules } from '../lookup/src/config.ts';
-import { portfolioConfigSchema, portfolioProductionRules } from '../portfolio-scanner/src/config.ts';
-import { probeConfigSchema, probeProductionRules } from '../probe-node/src/config.ts';
-import { schedulerConfigSchema, schedulerProductionRules } from '../scheduler/src/config.ts';
+import { passwordEnvName } from '@dv/stack';
+import { serviceNodeOptions, type ServiceName } from '@dv/stack';
+import { gatewayConfigSchema, gatewayProductionRules } from '@dv/gateway/config';
+import { lookupConfigSchema, lookupProductionRules } from '@dv/lookup/config';
+import { portfolioConfigSchema, portfolioProductionRules } from '@dv/portfolio-scanner/config';
+import { probeConfigSchema, probeProductionRules } from '@dv/probe-node/config';
+import { schedulerConfigSchema, schedulerProductionRules } from '@dv/scheduler/config';
 import { OUTPUT_FILE, renderPrometheusRules } from '../scripts/k8s-prometheus-rules.ts';
 import { policyViolations, podSpecOf, type K8sObject, type PodSpec } from './k8s-policy.ts';
 
@@ -133,7 +133,7 @@ function configProblems(objects: readonly K8sObject[]): string[] {
           // runService adds the bus rules for every service on the bus (all but lookup).
           loadConfig(service, schema as never, env, (service === 'lookup' ? rules : { ...NATS_PRODUCTION_RULES, ...rules }) as never);
           const nodeOptions = serviceNodeOptions(service, env);
-          if (nodeOptions && env.NODE_OPTIONS !== nodeOptions) problems.push(`${at}: NODE_OPTIONS ${env.NODE_OPTIONS ?? '(unset)'}, infra/src/services.ts says ${nodeOptions}`);
+          if (nodeOptions && env.NODE_OPTIONS !== nodeOptions) problems.push(`${at}: NODE_OPTIONS ${env.NODE_OPTIONS ?? '(unset)'}, packages/stack/src/services.ts says ${nodeOptions}`);
         } catch (err) {
           problems.push(`${at}: ${(err as Error).message}`);
         }

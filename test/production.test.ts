@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applySchema } from '../infra/src/demo-account.ts';
-import { stackSecretsEnv, startServiceProcess, type ServiceName } from '../infra/src/services.ts';
-import { REPO_ROOT } from '../infra/src/stack/stack.ts';
-import { isolatedMongo, stackEnv } from './helpers.ts';
+import { applySchema } from '@dv/stack';
+import { stackSecretsEnv, startServiceProcess, type ServiceName } from '@dv/stack';
+import { REPO_ROOT } from '@dv/stack';
+import { isolatedMongo } from '@dv/runtime/testing';
+import { stackEnv } from '@dv/test-kit';
 
 // Each service started as `node <service>/src/main.ts` with NODE_ENV=production and the unsafe
 // settings it declares: it must exit 78 before connecting to anything, with one message naming every

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, itemId, type JobItemDoc } from '@dv/contracts';
-import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from '../gateway/src/testing/harness.ts';
-import { startLiveStack, until, type LiveStack } from '../gateway/src/testing/live-stack.ts';
+import { startGatewayHarness, startLiveStack, type GatewayHarness, type LiveStack, type TestAccount } from '@dv/gateway/testing';
+import { call, until } from '@dv/test-kit';
 
 // Progress figures a user can trust (docs/gateway.md "ETAs"), end to end: the gateway in process,
 // the real scheduler and probe node as processes, the simulated internet. A politeness-limited

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../infra/src/stack/stack.ts';
-import { RULES_DIR, loadRules, promtool, promtoolPath, ruleFiles, ruleTestFiles } from '../infra/prometheus/rules.ts';
+import { REPO_ROOT } from '@dv/stack';
+import { RULES_DIR, loadRules, promtool, promtoolPath, ruleFiles, ruleTestFiles } from '@dv/infra/prometheus/rules';
 
 // The Prometheus rules are checked and unit-tested with promtool (Debian `prometheus`) in CI, and
 // every alert is tested, has a severity and a runbook entry in docs/operations.md.

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoClient } from 'mongodb';
-import { applySchema } from '../infra/src/demo-account.ts';
-import { SERVICE_NAMES, startServiceProcess, type RunningProcess, type ServiceName } from '../infra/src/services.ts';
-import { REPO_ROOT, startStack, type Stack } from '../infra/src/stack/stack.ts';
-import type { ServerName } from '../infra/src/stack/servers.ts';
+import { applySchema } from '@dv/stack';
+import { SERVICE_NAMES, startServiceProcess, type RunningProcess, type ServiceName } from '@dv/stack';
+import { REPO_ROOT, startStack, type Stack } from '@dv/stack';
+import type { ServerName } from '@dv/stack';
 
 // Each service against a private stack of its own (this file stops and restarts servers, which
 // must not disturb other test files).

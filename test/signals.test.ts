@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServiceProcess } from '../infra/src/services.ts';
-import { startStack, type Stack } from '../infra/src/stack/stack.ts';
-import { until } from './helpers.ts';
+import { startServiceProcess } from '@dv/stack';
+import { startStack, type Stack } from '@dv/stack';
+import { until } from '@dv/test-kit';
 
 // Operator-grade signals of a real service process, on a private NATS it can stop:
 // SIGTERM turns readiness off before the listener closes, a dependency's blip shorter than

@@ -6,7 +6,7 @@ import { Kvm } from '@nats-io/kv';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { downloadSignature } from '@dv/notify';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from './testing/harness.ts';
-import { until } from '../../test/helpers.ts';
+import { until } from '@dv/test-kit';
 
 // Every endpoint's happy path and the spec's error table, against real NATS (private), Redis and
 // MongoDB, with the fake scheduler answering items as the real one stores them.

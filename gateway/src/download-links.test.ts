@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadSignature, PUBLISHED_DOWNLOAD_SECRETS } from '@dv/notify';
-import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
-import { REPO_ROOT } from '../../infra/src/stack/stack.ts';
+import { startServiceProcess, type RunningProcess } from '@dv/stack';
+import { REPO_ROOT } from '@dv/stack';
 import { call, startGatewayHarness, TEST_DOWNLOAD_SECRET, type GatewayHarness, type TestAccount } from './testing/harness.ts';
 
 // Forging a results link: with a key from the repository, with another job's signature, or with

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../infra/src/stack/stack.ts';
-import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
+import { REPO_ROOT } from '@dv/stack';
+import { startServiceProcess, type RunningProcess } from '@dv/stack';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from './testing/harness.ts';
 
 // End to end with the real scheduler process on sandbox keys: what the gateway publishes is

@@ -5,9 +5,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '@dv/contracts';
-import { REPO_ROOT } from '../../infra/src/stack/stack.ts';
-import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
-import { HOSTILE_CASES, startHostileServer, type HostileServer } from '../../test/hostile-http.ts';
+import { REPO_ROOT } from '@dv/stack';
+import { startServiceProcess, type RunningProcess } from '@dv/stack';
+import { HOSTILE_CASES, startHostileServer, type HostileServer } from '@dv/test-kit/hostile-http';
 import { startGatewayHarness, type GatewayHarness } from './testing/harness.ts';
 
 // A gateway process (a real child, so a crash shows as its exit) given list URLs that answer

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../infra/src/stack/stack.ts';
-import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
+import { REPO_ROOT } from '@dv/stack';
+import { startServiceProcess, type RunningProcess } from '@dv/stack';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from './testing/harness.ts';
 
 // Gateways as real processes: any replica answers a long-poll for a job another replica created

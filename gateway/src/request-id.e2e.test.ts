@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../infra/src/stack/stack.ts';
+import { REPO_ROOT } from '@dv/stack';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from './testing/harness.ts';
 import { startLiveStack, until, type LiveStack } from './testing/live-stack.ts';
 

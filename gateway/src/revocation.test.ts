@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, newId } from '@dv/contracts';
 import { generateKey, revokeApiKey, type ApiKeyRecord, setAccountPlan, setAccountStatus } from '@dv/accounts';
 import { createHttpApp, createLogger, createRegistry } from '@dv/runtime';
-import { call } from '../../test/helpers.ts';
+import { call } from '@dv/test-kit';
 import { mountGateway } from './app.ts';
 import { createGatewayContext, startContext, stopContext, type GatewayContext } from './context.ts';
 import { startGatewayHarness, TEST_DOWNLOAD_SECRET, type GatewayHarness, type TestAccount } from './testing/harness.ts';

@@ -2,8 +2,8 @@
 // services against the simulated world with fast timers, one dashboard's panel data read from
 // Prometheus over a time range, and the screenshot of the static HTML view in headless Chromium.
 import { chromium } from 'playwright-core';
-import type { ServiceName } from '../src/services.ts';
-import { ensureCommand } from '../src/stack/install.ts';
+import type { ServiceName } from '@dv/stack';
+import { ensureCommand } from '@dv/stack';
 import type { RunningPrometheus } from '../prometheus/server.ts';
 import type { DashboardSpec } from './dashboards.ts';
 import { substituteGrafanaVariables } from './promql.ts';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import { ensureCommand } from '../src/stack/install.ts';
+import { ensureCommand } from '@dv/stack';
 
 // The Prometheus rule files (rules/*.yml, which the k8s PrometheusRules reference) and their
 // promtool unit tests (tests/*.test.yml), read by test/prometheus-rules.test.ts and the dashboard

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, waitForPort } from '../src/stack/ports.ts';
-import { startProcess, stopProcess, type Managed } from '../src/stack/process.ts';
+import { freePort, waitForPort } from '@dv/stack';
+import { startProcess, stopProcess, type Managed } from '@dv/stack';
 import { prometheusPath } from './rules.ts';
 
 // A throw-away Prometheus (Debian `prometheus`) on a free loopback port, scraping given targets

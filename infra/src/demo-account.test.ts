@@ -2,8 +2,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { findAccountByEmail, lookupPortfolioKey } from '@dv/accounts';
 import { COLLECTIONS } from '@dv/contracts';
 import type { MongoDependency } from '@dv/runtime';
-import { isolatedMongo } from '../../test/helpers.ts';
-import { applySchema, DEMO_OTHER_PORTFOLIO_DOMAINS, DEMO_PORTFOLIO_NO_API, DEMO_PORTFOLIO_OTHER, ensureDemoAccount, ensureDemoPortfolioAccounts, ensureDemoPortfolioKey } from './demo-account.ts';
+import { isolatedMongo } from '@dv/runtime/testing';
+import { applySchema } from '@dv/stack';
+import { DEMO_OTHER_PORTFOLIO_DOMAINS, DEMO_PORTFOLIO_NO_API, DEMO_PORTFOLIO_OTHER, ensureDemoAccount, ensureDemoPortfolioAccounts, ensureDemoPortfolioKey } from './demo-account.ts';
 
 // The demo's portfolio accounts on a real MongoDB: the keys .local/demo.json names, on the plans it
 // promises, fresh at every start (the previous ones revoked), the second account's own domains.

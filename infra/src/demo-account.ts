@@ -1,19 +1,7 @@
 import type { Db } from 'mongodb';
-import { ALL_COLLECTIONS } from '@dv/contracts';
 import { createAccount, createApiKey, createPortfolioKey, findAccountByEmail, listApiKeys, listPortfolioKeys, revokeApiKey, revokePortfolioKey, setPortfolioPlan } from '@dv/accounts';
-import { ensureCollections } from '@dv/runtime';
-import { PORTFOLIO_DEFAULTS } from '../../portfolio-scanner/src/defaults.ts';
-import { addDomains } from '../../portfolio-scanner/src/store/domains.ts';
-
-/**
- * Creates every collection and index once, before any service starts. Services apply the same
- * schema at their own start (idempotently), but five processes creating the same collections at
- * the same moment crash the Windows build of mongod that the offline route runs under wine (a
- * write-conflict path that a native mongod survives), so the launcher goes first.
- */
-export async function applySchema(db: Db): Promise<void> {
-  await ensureCollections(db, ALL_COLLECTIONS);
-}
+import { PORTFOLIO_DEFAULTS } from '@dv/portfolio-scanner/defaults';
+import { addDomains } from '@dv/portfolio-scanner/admin';
 
 export const DEMO_ACCOUNT = { name: 'Demo', email: 'demo@example.com', plan: 'business', credits: 10_000 } as const;
 
@@ -37,7 +25,7 @@ export async function ensureDemoAccount(db: Db): Promise<DemoKeys> {
   return { accountId: account._id, live: live.key, sandbox: sandbox.key };
 }
 
-/** Domains of the default simulated world (infra/worlds/default.json) the demo account monitors. */
+/** Domains of the default simulated world (packages/world/worlds/default.json) the demo account monitors. */
 export const DEMO_PORTFOLIO_DOMAINS = ['acme.test', 'catchall.test', 'fallback.test', 'nullmx.test', 'aonly.test', 'servfail.test'] as const;
 
 /**

@@ -1,7 +1,3 @@
-// What tests, benchmarks and tools import from infra: the local stack, the service supervisor and
-// the simulated internet.
-export * from './stack/stack.ts';
-export type { ServerHandle, ServerName } from './stack/servers.ts';
-export * from './services.ts';
-export * from './world/index.ts';
-export { applySchema, ensureDemoAccount, DEMO_ACCOUNT } from './demo-account.ts';
+// What other tools import from infra: the demo account the launcher creates. The local stack and
+// the service supervisor are @dv/stack; the simulated internet is @dv/world.
+export { ensureDemoAccount, DEMO_ACCOUNT } from './demo-account.ts';

@@ -1,7 +1,7 @@
 // What the launcher adds to each service's environment so that, on a laptop, every link points
 // home and every push channel reaches something the user can look at. Pure: the launcher passes
 // the ports it chose and the addresses of its mail catcher, webhook receiver and CA bundle.
-import type { ServiceName } from './services.ts';
+import type { ServiceName } from '@dv/stack';
 
 export interface LocalChannels {
   /** smtp:// URL of the mail catcher. */

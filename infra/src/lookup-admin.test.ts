@@ -1,8 +1,8 @@
 // The admin CLI's lookup actions against a real lookup app (real Redis and MongoDB): a minted key
 // works at once and replaces the email's earlier key; a quota reset gives the day's lookups back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFakeEngine } from '../../lookup/src/testing/fake-engine.ts';
-import { startLookup, type LookupHarness } from '../../lookup/src/testing/harness.ts';
+import { createFakeEngine } from '@dv/lookup/testing';
+import { startLookup, type LookupHarness } from '@dv/lookup/testing';
 import { mintFreeLookupKey, resetLookupQuota } from './lookup-admin.ts';
 
 let h: LookupHarness;

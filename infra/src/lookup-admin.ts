@@ -4,11 +4,7 @@
 import { ensureCollections } from '@dv/runtime';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
-import { QUOTA_SUBJECTS } from '../../lookup/src/caller.ts';
-import { QUOTA_LIMITER_NAMES } from '../../lookup/src/context.ts';
-import { DailyLimiter } from '../../lookup/src/daily.ts';
-import { LOOKUP_DEFAULTS } from '../../lookup/src/defaults.ts';
-import { FreeKeyStore, LOOKUP_COLLECTIONS, ownerOf } from '../../lookup/src/keys/store.ts';
+import { DailyLimiter, FreeKeyStore, LOOKUP_COLLECTIONS, LOOKUP_DEFAULTS, QUOTA_LIMITER_NAMES, QUOTA_SUBJECTS, ownerOf } from '@dv/lookup/admin';
 
 /**
  * A new free key for `email`, as if its owner had clicked the verification link: the same store

@@ -7,9 +7,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
-import { stackEnv } from '../../test/helpers.ts';
+import { startServiceProcess, type RunningProcess } from '@dv/stack';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
+import { stackEnv } from '@dv/test-kit';
 import { deleteByPrefix } from './testing/harness.ts';
 
 // The service as it ships (lookup/src/main.ts in a child process) with the real mailsec engine,

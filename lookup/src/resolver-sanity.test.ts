@@ -3,7 +3,7 @@
 // answers 503 naming the unreliable resolver (not counted, not cached), never "domain does not exist".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@dv/runtime';
-import { startLyingDnsServer, type LyingDnsServer } from '../../infra/src/world/index.ts';
+import { startLyingDnsServer, type LyingDnsServer } from '@dv/world';
 import { lookupConfigSchema } from './config.ts';
 import { createLookupEngine, type Engine } from './engine.ts';
 import { startLookup, type LookupHarness } from './testing/harness.ts';

@@ -3,7 +3,7 @@
 // SIGTERM drains and exits 0. Role `api` scans nothing and serves the API and the MCP connector.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, type CorpusDomainDoc } from '@dv/contracts';
-import { startServiceProcess } from '../../infra/src/services.ts';
+import { startServiceProcess } from '@dv/stack';
 import { addDomains } from './store/index.ts';
 import { startScanHarness, until, type ScanHarness } from './worker/testing/harness.ts';
 

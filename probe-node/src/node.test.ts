@@ -8,9 +8,9 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBJECTS, probeHeartbeat, probeSessionReply, type ProbeHeartbeat, type ProbeSessionReply, type ProbeSessionRequest } from '@dv/contracts';
 import { createLogger } from '@dv/runtime';
-import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
-import { stackEnv } from '../../test/helpers.ts';
+import { startServiceProcess, type RunningProcess } from '@dv/stack';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
+import { stackEnv } from '@dv/test-kit';
 import { ProbeNode } from './node.ts';
 import { request, testConfig } from './testing.ts';
 

@@ -3,7 +3,7 @@
 // closed before a session dials another tenant's, or the provider would see one more connection
 // than the scheduler allowed. Hosts of different providers keep their idle connections.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
+import { startWorld, type WorldHandle } from '@dv/world';
 import { PROBE_DEFAULTS } from './defaults.ts';
 import { ConnectionPool } from './pool.ts';
 import { createResolver } from './resolve.ts';

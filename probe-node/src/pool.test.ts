@@ -3,7 +3,7 @@
 // connections than sessions in flight, and nothing is left open after closeAll.
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 import { PROBE_DEFAULTS } from './defaults.ts';
 import { ConnectionPool, type PooledConnection } from './pool.ts';
 import { createResolver } from './resolve.ts';

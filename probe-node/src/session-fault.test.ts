@@ -2,7 +2,7 @@
 // bound, or it cut the session while stopping) says `node_fault`, so the scheduler neither marks
 // the MX host down nor judges the addresses; a failure the host may have caused does not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 import { egressFault } from './plan.ts';
 import { createResolver } from './resolve.ts';
 import { runSession } from './session.ts';

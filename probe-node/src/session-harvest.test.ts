@@ -3,7 +3,7 @@
 // what was answered and leaves the rest unanswered, and a kept connection is reused only while its
 // errors leave room under the host's error budget.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 import type { ProbeSessionRequest } from '@dv/contracts';
 import { PROBE_DEFAULTS } from './defaults.ts';
 import { ConnectionPool, errorRoom, hasErrorRoom, worthReusing } from './pool.ts';

@@ -2,7 +2,7 @@
 // crash, and no socket may outlive its session, even 200 at a time.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 import { createResolver } from './resolve.ts';
 import { runSession } from './session.ts';
 import { prober, request, testConfig } from './testing.ts';

@@ -1,7 +1,7 @@
 // MX addresses in private and special-purpose ranges are refused before any connection unless
 // PROBE_ALLOW_PRIVATE_MX is on (test worlds): checked on the simulated host's own session log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 import { probeConfigSchema, probeProductionRules } from './config.ts';
 import { productionProblems } from '@dv/runtime';
 import { prober, request, testConfig } from './testing.ts';

@@ -2,7 +2,7 @@
 // the raw replies the probe reports and the raw command lines the MX host received.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyReply } from '@dv/verdict';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 import type { SessionRun } from './session.ts';
 import { prober, request, testConfig } from './testing.ts';
 

@@ -4,7 +4,7 @@
 // unknown/temp_failure) against a greylisting one (the greylist ladder, then deliverable).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobItemDoc } from '@dv/contracts';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle, type WorldInput } from '../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle, type WorldInput } from '@dv/world';
 import { startHarness, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
 

@@ -3,7 +3,7 @@
 // anything, so the others wait instead of sending a session the node would answer `busy`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBJECTS, type ProbeHeartbeat, type ProbeSessionReply, type ProbeSessionRequest } from '@dv/contracts';
-import type { WorldHandle } from '../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { startHarness, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
 import { startSchedulerWorld } from './testing/world.ts';

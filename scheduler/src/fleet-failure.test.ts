@@ -5,7 +5,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, probeSessionRequest, SUBJECTS, type JobDoc, type JobItemDoc, type ProbeHeartbeat, type ProbeSessionReply } from '@dv/contracts';
-import type { WorldHandle } from '../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { startHarness, until, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
 import { startSchedulerWorld } from './testing/world.ts';

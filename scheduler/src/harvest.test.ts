@@ -4,7 +4,7 @@
 // unanswered go to new sessions (never judged, not an attempt), the host's budget is learned, and
 // the sessions after that stay under it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorldHandle } from '../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { startHarness, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
 import { startSchedulerWorld } from './testing/world.ts';

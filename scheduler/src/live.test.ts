@@ -3,7 +3,7 @@
 // the (scaled) ladder, also across a scheduler restart; a policy block moving to the other node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobItemDoc } from '@dv/contracts';
-import type { WorldHandle } from '../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { startHarness, until, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
 import { startSchedulerWorld } from './testing/world.ts';

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stackEnv } from '../../test/helpers.ts';
+import { stackEnv } from '@dv/test-kit';
 import { MxHealth, MxHealthStore } from './mx-health.ts';
 
 let redis: Redis;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '@dv/accounts';
 import { COLLECTIONS, type JobDoc } from '@dv/contracts';
 import { verifyWebhookSignature } from '@dv/notify';
-import type { RunningProcess } from '../../infra/src/services.ts';
+import type { RunningProcess } from '@dv/stack';
 import { createTestJob, publishItems, waitForJob } from './testing/jobs.ts';
 import { startHarness, until, type Harness } from './testing/harness.ts';
 

@@ -4,7 +4,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { COLLECTIONS, CONSUMERS, SUBJECTS, type JobDoc, type ProbeHeartbeat } from '@dv/contracts';
-import type { WorldHandle } from '../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { createSchedulerMetrics, SCHEDULER_METRICS } from './metrics.ts';
 import { startHarness, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';

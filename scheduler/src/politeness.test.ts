@@ -2,8 +2,8 @@
 // never sees more sessions at once than the per-provider limit; and a throttling host gets a
 // pause, then the work resumes and finishes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningProcess } from '../../infra/src/services.ts';
-import type { WorldHandle } from '../../infra/src/world/index.ts';
+import type { RunningProcess } from '@dv/stack';
+import type { WorldHandle } from '@dv/world';
 import { startHarness, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
 import { startSchedulerWorld } from './testing/world.ts';

@@ -6,7 +6,7 @@ import { nanos } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, getAccount } from '@dv/accounts';
 import { COLLECTIONS, LEDGER_IDS, type JobDoc } from '@dv/contracts';
-import type { WorldHandle } from '../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { startHarness, until, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, publishItems, waitForJob } from './testing/jobs.ts';
 import { startSchedulerWorld } from './testing/world.ts';

@@ -4,8 +4,8 @@
 // scheduler's /readyz and dependency_up name the resolver.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobItemDoc } from '@dv/contracts';
-import { startLyingDnsServer, type LyingDnsServer } from '../../infra/src/world/index.ts';
-import type { RunningProcess } from '../../infra/src/services.ts';
+import { startLyingDnsServer, type LyingDnsServer } from '@dv/world';
+import type { RunningProcess } from '@dv/stack';
 import { startHarness, until, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf, waitForJob } from './testing/jobs.ts';
 

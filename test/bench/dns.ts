@@ -17,16 +17,16 @@ import dgram from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DnsResolver } from '../../packages/mailsec/src/resolver/resolver.ts';
-import { decodeMessage, encodeQuery } from '../../packages/mailsec/src/resolver/wire.ts';
-import { createEngine } from '../../packages/mailsec/src/tools/engine.ts';
-import { discoverDkim } from '../../packages/mailsec/src/dkim/discover.ts';
-import { DKIM_SELECTORS } from '../../packages/mailsec/src/dkim/selectors.ts';
-import { TOOL_DEFAULTS } from '../../packages/mailsec/src/tools/defaults.ts';
-import { startMailsecWorld } from '../../packages/mailsec/src/testing/world.ts';
+import { DnsResolver } from '@dv/mailsec/bench';
+import { decodeMessage, encodeQuery } from '@dv/mailsec/bench';
+import { createEngine } from '@dv/mailsec';
+import { discoverDkim } from '@dv/mailsec';
+import { DKIM_SELECTORS } from '@dv/mailsec';
+import { TOOL_DEFAULTS } from '@dv/mailsec';
+import { startMailsecWorld } from '@dv/mailsec/testing';
 import { nsdServerConf } from './lib/common.ts';
-import { findFreePort } from '../../infra/src/world/index.ts';
-import { ensureCommand } from '../../infra/src/stack/install.ts';
+import { findFreePort } from '@dv/world';
+import { ensureCommand } from '@dv/stack';
 
 const BENCH = {
   zoneNames: 10_000,

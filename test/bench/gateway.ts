@@ -19,10 +19,10 @@ import { MongoClient } from 'mongodb';
 import { COLLECTIONS, RETENTION_DAYS, latestResultId, type LatestResultDoc } from '@dv/contracts';
 import { createAccount, createApiKey, type Account } from '@dv/accounts';
 import { sandboxResult } from '@dv/verdict';
-import { applySchema } from '../../infra/src/demo-account.ts';
-import { startServiceProcess } from '../../infra/src/services.ts';
+import { applySchema } from '@dv/stack';
+import { startServiceProcess } from '@dv/stack';
 import { verifyStoreCeiling } from './lib/verify-store-ceiling.ts';
-import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
+import { REPO_ROOT, startStack } from '@dv/stack';
 
 const args = new Map<string, string>();
 for (let i = 3; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');

@@ -9,12 +9,12 @@ import { join, resolve as resolvePath } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { COLLECTIONS, SUBJECTS, itemId, newId, probeSessionReply, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc, type ProbeSessionRequest } from '@dv/contracts';
 import { JetStreamPublisher, connectMongo } from '@dv/runtime';
-import { applySchema } from '../../infra/src/demo-account.ts';
-import { PROBE_DEFAULTS } from '../../probe-node/src/defaults.ts';
-import { SCHEDULER_DEFAULTS } from '../../scheduler/src/defaults.ts';
-import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
-import { REPO_ROOT, startStack } from '../../infra/src/stack/stack.ts';
-import { startWorld, type DnsRecordInput, type SmtpHostSpecInput, type WorldHandle } from '../../infra/src/world/index.ts';
+import { applySchema } from '@dv/stack';
+import { PROBE_DEFAULTS } from '@dv/probe-node/defaults';
+import { SCHEDULER_DEFAULTS } from '@dv/scheduler/defaults';
+import { startServiceProcess, type RunningProcess } from '@dv/stack';
+import { REPO_ROOT, startStack } from '@dv/stack';
+import { startWorld, type DnsRecordInput, type SmtpHostSpecInput, type WorldHandle } from '@dv/world';
 import { benchArgs, rng } from './lib/common.ts';
 import { cpuDelta, cpuSecondsByName } from './lib/cpu.ts';
 

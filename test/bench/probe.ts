@@ -6,9 +6,9 @@
 // ZoneMTA's), same client code; the world runs in a child process so CPU figures are the probe's.
 // Last line: one JSON object with the figures at 50 ms.
 import type { ProbeSessionRequest } from '@dv/contracts';
-import { probeConfigSchema } from '../../probe-node/src/config.ts';
-import { createResolver } from '../../probe-node/src/resolve.ts';
-import { runSession } from '../../probe-node/src/session.ts';
+import { probeConfigSchema } from '@dv/probe-node/config';
+import { createResolver } from '@dv/probe-node/bench';
+import { runSession } from '@dv/probe-node/bench';
 import { perKeyLimit } from './lib/limit.ts';
 import { startWorldProcess } from './lib/world-process.ts';
 

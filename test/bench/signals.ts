@@ -15,7 +15,7 @@ import { connect } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import { CONSUMERS, STREAMS } from '@dv/contracts';
 import { JetStreamPublisher, createHttpApp, createLogger, createRegistry, ensureStreams, finishHttpApp, natsManager, withRequestId } from '@dv/runtime';
-import { startStack } from '../../infra/src/stack/stack.ts';
+import { startStack } from '@dv/stack';
 import { benchArgs } from './lib/common.ts';
 
 const args = benchArgs();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildJobCompletedEvent } from '@dv/notify';
-import { eventDoc, jobDoc, result } from '../../../packages/notify/src/testing/fixtures.ts';
+import { eventDoc, jobDoc, result } from '@dv/notify/testing';
 import { gatewayRoutes } from '../app.ts';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { webhookEventSchema } from './webhook-doc.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseKey, revokeApiKey } from '@dv/accounts';
-import { startBrowserConsent, type BrowserConsent } from '../../../packages/oauth/src/testing/browser.ts';
+import { startBrowserConsent, type BrowserConsent } from '@dv/oauth/testing';
 import { MCP_TOOL_NAMES } from '../mcp/server.ts';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from '../testing/harness.ts';
 

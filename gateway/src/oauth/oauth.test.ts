@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey, revokeApiKey } from '@dv/accounts';
-import { get, oauthFlow, pkce, sealedFrom } from '../../../packages/oauth/src/testing/flow.ts';
-import { codeGrantAndReplay, keyRevocation, refreshRotationAndRevocation, type GrantTarget } from '../../../packages/oauth/src/testing/grants.ts';
+import { get, oauthFlow, pkce, sealedFrom } from '@dv/oauth/testing';
+import { codeGrantAndReplay, keyRevocation, refreshRotationAndRevocation, type GrantTarget } from '@dv/oauth/testing';
 import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from '../testing/harness.ts';
 
 // The gateway's mounting of @dv/oauth, over HTTP against the in-process gateway (real MongoDB,

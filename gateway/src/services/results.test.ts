@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { COLLECTIONS, latestResultId, type LatestResultDoc } from '@dv/contracts';
 import type { MongoDependency } from '@dv/runtime';
 import { sandboxResult } from '@dv/verdict';
-import { isolatedMongo } from '../../../test/helpers.ts';
-import { applySchema } from '../../../infra/src/demo-account.ts';
+import { isolatedMongo } from '@dv/runtime/testing';
+import { applySchema } from '@dv/stack';
 import { ResultStore } from './results.ts';
 
 // GET /v1/lookup's grouped reads: many concurrent lookups, several accounts, one query per batch,

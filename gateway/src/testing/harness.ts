@@ -9,9 +9,10 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { COLLECTIONS, CONSUMERS, KV_BUCKETS, STREAMS, type PlanName } from '@dv/contracts';
 import { createAccount, createApiKey, type Account } from '@dv/accounts';
 import { connectNats, connectRedis, createHttpApp, createLogger, createRegistry, ensureKvBuckets, ensureStreams, loadConfig, natsManager, type MongoDependency, type NatsDependency, type RedisDependency } from '@dv/runtime';
-import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
-import { applySchema } from '../../../infra/src/demo-account.ts';
-import { REPO_ROOT, startStack, type Stack } from '../../../infra/src/stack/stack.ts';
+import { isolatedMongo } from '@dv/runtime/testing';
+import { stackEnv } from '@dv/test-kit';
+import { applySchema } from '@dv/stack';
+import { REPO_ROOT, startStack, type Stack } from '@dv/stack';
 import { mountGateway } from '../app.ts';
 import { downloadSecret, gatewayConfigSchema } from '../config.ts';
 import { createGatewayContext, startContext, stopContext, type GatewayContext } from '../context.ts';
@@ -155,4 +156,4 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void
 }
 
 /** fetch with a bearer key and JSON body (shared with the other test harnesses). */
-export { call } from '../../../test/helpers.ts';
+export { call } from '@dv/test-kit';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { startServiceProcess, type RunningProcess } from '../../../infra/src/services.ts';
-import { REPO_ROOT } from '../../../infra/src/stack/stack.ts';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type DnsRecordInput, type SmtpHostSpecInput, type WorldHandle, type WorldInput } from '../../../infra/src/world/index.ts';
+import { startServiceProcess, type RunningProcess } from '@dv/stack';
+import { REPO_ROOT } from '@dv/stack';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type DnsRecordInput, type SmtpHostSpecInput, type WorldHandle, type WorldInput } from '@dv/world';
 import type { GatewayHarness } from './harness.ts';
 
 // Live checks for gateway tests, end to end: the simulated internet (the default world plus any
@@ -78,4 +78,4 @@ export async function startLiveStack(h: GatewayHarness, o: LiveStackOptions): Pr
   return stack;
 }
 
-export { until } from '../../../test/helpers.ts';
+export { until } from '@dv/test-kit';

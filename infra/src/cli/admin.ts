@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { formatInbox } from '../inbox/format.ts';
 import { readEntries } from '../inbox/store.ts';
 import { mintFreeLookupKey, resetLookupQuota } from '../lookup-admin.ts';
-import { REPO_ROOT } from '../stack/stack.ts';
+import { REPO_ROOT } from '@dv/stack';
 
 const LOCAL_USAGE = `Local stack (npm start / npm run demo):
   inbox [--last N] [--json]   mails the services sent (with their links) and webhook deliveries (with the signature check)
@@ -70,5 +70,5 @@ if (command === 'lookup-key:create') {
   process.stdout.write(values.json ? `${JSON.stringify({ mails: mails.slice(-last), webhooks: deliveries.slice(-last) }, null, 2)}\n` : `${formatInbox(mails, deliveries, { last })}\n`);
 } else {
   if (!command || command === 'help' || command === '--help') process.stdout.write(`${LOCAL_USAGE}\n\n`);
-  await import('../../../packages/accounts/src/cli.ts');
+  await import('@dv/accounts/cli');
 }

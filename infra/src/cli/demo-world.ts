@@ -1,11 +1,11 @@
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
 
 export interface DemoWorld {
   env: Record<string, string>;
   stop(): Promise<void>;
 }
 
-/** The default simulated world (infra/worlds/default.json) for `npm run demo`. */
+/** The default simulated world (packages/world/worlds/default.json) for `npm run demo`. */
 export async function startDemoWorld(): Promise<DemoWorld> {
   const world: WorldHandle = await startWorld(loadWorld(DEFAULT_WORLD_PATH));
   return {
@@ -25,7 +25,7 @@ export async function startDemoWorld(): Promise<DemoWorld> {
 export function demoWorldSummary(): string[] {
   return [
     '',
-    'The live key probes the simulated internet (infra/worlds/default.json). Addresses to try:',
+    'The live key probes the simulated internet (packages/world/worlds/default.json). Addresses to try:',
     '  alice@acme.test        a real mailbox (deliverable)',
     '  nobody@acme.test       no such mailbox (undeliverable)',
     '  anyone@catchall.test   a catch-all domain (risky)',

@@ -1,8 +1,8 @@
 // `npm run stack`: only the servers (NATS with JetStream, Redis, MongoDB replica set) on free
 // loopback ports, for running a service by hand or from an IDE. Prints the env to export.
 import { join } from 'node:path';
-import { stackSecretsEnv } from '../services.ts';
-import { REPO_ROOT, startStack } from '../stack/stack.ts';
+import { stackSecretsEnv } from '@dv/stack';
+import { REPO_ROOT, startStack } from '@dv/stack';
 
 const stack = await startStack({ dataDir: join(REPO_ROOT, '.local', 'stack-only'), log: (m) => process.stdout.write(`${m}\n`), detached: true });
 process.stdout.write(`\nServers are up. Export these to run a service against them:\n`);

@@ -7,10 +7,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { until } from '../../../test/helpers.ts';
+import { until } from '@dv/test-kit';
 import { readEntries } from '../inbox/store.ts';
-import { freePort } from '../stack/ports.ts';
-import { REPO_ROOT } from '../stack/stack.ts';
+import { freePort } from '@dv/stack';
+import { REPO_ROOT } from '@dv/stack';
 
 const START = join(import.meta.dirname, 'start.ts');
 const dir = mkdtempSync(join(REPO_ROOT, '.local', 'launcher-test-'));

@@ -5,7 +5,7 @@
 //   scenario scale-out [--addresses 20000] [--domains 300] [--latency 20] [--seed 1] [--probes 1,2,3] [--sessions-per-min 120]
 // Scenarios print their figures; the last line is one JSON object.
 import { join } from 'node:path';
-import { REPO_ROOT } from '../stack/stack.ts';
+import { REPO_ROOT } from '@dv/stack';
 import { startCluster } from './cluster.ts';
 import { clusterCustomer } from './jobs.ts';
 import { removeCluster } from './netns.ts';

@@ -7,10 +7,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { WorldInput } from '../world/index.ts';
-import { stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '../services.ts';
-import type { ServerName } from '../stack/servers.ts';
-import { DEFAULT_CACHE_DIR, REPO_ROOT, startStack, type Stack } from '../stack/stack.ts';
+import type { WorldInput } from '@dv/world';
+import { stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '@dv/stack';
+import type { ServerName } from '@dv/stack';
+import { DEFAULT_CACHE_DIR, REPO_ROOT, startStack, type Stack } from '@dv/stack';
 import { buildCluster, clusterSupported, inHost, killNamespace, removeCluster, setLink } from './netns.ts';
 import { defaultTopology, hostByName, hostsOf, namespaceOf, WORLD_PORTS, type HostSpec, type Topology, type TopologyOptions } from './topology.ts';
 

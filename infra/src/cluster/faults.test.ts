@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS } from '@dv/contracts';
 import { startCluster, type Cluster } from './cluster.ts';
 import { CLUSTER_DB, clusterCustomer, storedJobFigures, submitList, waitJob, worldStats, type ClusterCustomer, type JobView } from './jobs.ts';
-import { until } from '../../../test/helpers.ts';
+import { until } from '@dv/test-kit';
 import { listWorld } from './worlds.ts';
 
 const CREDITS = 1_000_000;

@@ -4,7 +4,7 @@
 import { MongoClient } from 'mongodb';
 import { createAccount, createApiKey } from '@dv/accounts';
 import { COLLECTIONS, type JobDoc } from '@dv/contracts';
-import { applySchema } from '../demo-account.ts';
+import { applySchema } from '@dv/stack';
 import type { Cluster } from './cluster.ts';
 
 export const CLUSTER_DB = 'deliverability';

@@ -1,7 +1,7 @@
 // Runs the topology's `ip` commands (root only: CI and these machines run as root) and finds and
 // removes whatever an earlier run left behind.
 import { execFileSync } from 'node:child_process';
-import { ensureCommand } from '../stack/install.ts';
+import { ensureCommand } from '@dv/stack';
 import { downCommands, linkStateCommand, namespaceOf, upCommands, type Command, type Topology } from './topology.ts';
 
 function run(cmd: Command): string {

@@ -7,8 +7,8 @@
 // Prints one JSON line {"ready":true,…} once everything listens.
 import http from 'node:http';
 import { providerForMx } from '@dv/verdict';
-import { loadWorld, startWorld } from '../world/index.ts';
-import type { SmtpSessionLog } from '../world/index.ts';
+import { loadWorld, startWorld } from '@dv/world';
+import type { SmtpSessionLog } from '@dv/world';
 import { perIpFigures } from './per-ip.ts';
 import { WORLD_PORTS } from './topology.ts';
 

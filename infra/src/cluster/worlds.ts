@@ -1,7 +1,7 @@
 // Worlds for the cluster's scenarios: domains with Zipf sizes (a few large, many small, as a real
 // list), each with its own MX host on an internet address, 70% of mailboxes existing, some
 // catch-all and some greylisting. Deterministic from the seed.
-import type { DnsRecordInput, SmtpHostSpecInput, WorldInput } from '../world/index.ts';
+import type { DnsRecordInput, SmtpHostSpecInput, WorldInput } from '@dv/world';
 import { internetAddress } from './topology.ts';
 
 export interface ListWorldOptions {

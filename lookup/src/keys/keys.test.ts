@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeQuotedPrintable, startCaptureRelay, type CaptureRelay } from '../../../packages/notify/src/testing/smtp.ts';
+import { decodeQuotedPrintable, startCaptureRelay, type CaptureRelay } from '@dv/notify/testing';
 import { createFakeEngine } from '../testing/fake-engine.ts';
 import { startLookup, type LookupHarness } from '../testing/harness.ts';
 import { LOOKUP_COLLECTIONS, sha256 } from './store.ts';

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS } from '@dv/contracts';
 import { Redis } from 'ioredis';
 import type { MongoDependency } from '@dv/runtime';
-import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
+import { isolatedMongo } from '@dv/runtime/testing';
+import { stackEnv } from '@dv/test-kit';
 import { AUTH_MARK_KEY_PREFIX } from './auth-marks.ts';
 import { createAccount, listAccounts } from './store.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_COLLECTIONS, COLLECTIONS, MAX_ACTIVE_KEYS_PER_ACCOUNT } from '@dv/contracts';
 import { ensureCollections, type MongoDependency } from '@dv/runtime';
-import { isolatedMongo } from '../../../test/helpers.ts';
+import { isolatedMongo } from '@dv/runtime/testing';
 import { hashKey, parseKey } from './keys.ts';
 import { AccountError, addCredits, authenticateKey, createAccount, createApiKey, getAccount, listApiKeys, revokeApiKey } from './store.ts';
 

@@ -1,7 +1,7 @@
 // Who may do what on the bus (least privilege): one NATS user per service, with the subjects it may
 // publish and subscribe to. nats-server denies everything a user's lists do not name, so a pod that
 // holds the probe nodes' password cannot request probe sessions, and a gateway cannot publish
-// heartbeats. The local launcher (infra/src/stack/nats-auth.ts) and the k8s manifests
+// heartbeats. The local launcher (packages/stack/src/nats-auth.ts) and the k8s manifests
 // (k8s/base/nats-auth.conf, generated from this table) render the same permissions, and
 // runService ensures only the streams and buckets its user may manage.
 import { CONSUMERS, KV_BUCKETS, STREAMS, SUBJECTS } from './subjects.ts';

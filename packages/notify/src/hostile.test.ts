@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_CASES, startHostileServer, type HostileCase, type HostileServer } from '../../../test/hostile-http.ts';
+import { HOSTILE_CASES, startHostileServer, type HostileCase, type HostileServer } from '@dv/test-kit/hostile-http';
 import { deliverOnce, type DeliveryOutcome } from './deliver.ts';
 import { checkTarget } from './target.ts';
 

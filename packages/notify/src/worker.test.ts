@@ -4,7 +4,7 @@ import type { Db } from 'mongodb';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isolatedMongo } from '../../../test/helpers.ts';
+import { isolatedMongo } from '@dv/runtime/testing';
 import type { JobCompletedEvent } from './event.ts';
 import { NOTIFY_METRICS } from './metrics.ts';
 import { verifyDownloadSignature, verifyWebhookSignature } from './signature.ts';

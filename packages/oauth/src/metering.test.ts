@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AuthAttemptLimiter, connectRedis, createLogger, type RedisDependency } from '@dv/runtime';
-import { stackEnv } from '../../../test/helpers.ts';
+import { stackEnv } from '@dv/test-kit';
 import { startOAuthHarness, type OAuthHarness } from './testing/harness.ts';
 
 // Abuse before authentication: the token endpoint and the consent form look credentials up, so

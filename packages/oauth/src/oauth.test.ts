@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokePortfolioKey } from '@dv/accounts';
-import { call } from '../../../test/helpers.ts';
+import { call } from '@dv/test-kit';
 import { get, oauthFlow, pkce, sealedFrom, TEST_REDIRECT as REDIRECT } from './testing/flow.ts';
 import { codeGrantAndReplay, keyRevocation, refreshReuseRevokesGrant, refreshRotationAndRevocation, type GrantTarget } from './testing/grants.ts';
 import { startOAuthHarness, type OAuthHarness } from './testing/harness.ts';

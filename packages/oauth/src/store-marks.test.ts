@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MongoDependency } from '@dv/runtime';
-import { isolatedMongo } from '../../../test/helpers.ts';
+import { isolatedMongo } from '@dv/runtime/testing';
 import { OAuthStore } from './store.ts';
 
 // A resource server remembers the callers its tokens resolve to; ending a grant must stamp every

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stackEnv } from '../../../test/helpers.ts';
+import { stackEnv } from '@dv/test-kit';
 import { AuthAttemptLimiter, NegativeCache, TooManyAuthAttempts } from './auth-attempts.ts';
 import { createLogger } from './logger.ts';
 import { connectRedis, type RedisDependency } from './redis.ts';

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DiscardPolicy, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { stackEnv } from '../../../test/helpers.ts';
+import { stackEnv } from '@dv/test-kit';
 import { JetStreamPublishError, JetStreamPublisher } from './js-publisher.ts';
 
 let nc: NatsConnection;

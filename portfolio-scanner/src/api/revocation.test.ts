@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey, PORTFOLIO_KEY_PREFIX, PORTFOLIO_KEY_PREFIX_LEN, setAccountStatus, setPortfolioPlan } from '@dv/accounts';
 import { COLLECTIONS, type PortfolioKeyDoc } from '@dv/contracts';
-import { until } from '../../../test/helpers.ts';
+import { until } from '@dv/test-kit';
 import { startHarness, type Harness } from './testing/harness.ts';
 
 // A revocation holds on every replica from the moment it answers: two replicas of the portfolio

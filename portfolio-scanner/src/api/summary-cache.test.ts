@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../../../test/helpers.ts';
+import { until } from '@dv/test-kit';
 import { outcome } from '../store/fixtures.ts';
 import { slotOf, storeScan } from '../store/index.ts';
 import { cachedDashboardSummary, dashboardSummary, invalidateSummary } from './summary.ts';

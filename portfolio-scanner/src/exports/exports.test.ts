@@ -3,7 +3,7 @@ import { GridFSBucket, type ObjectId } from 'mongodb';
 import { COLLECTIONS, EXPORT_FILES_BUCKET, type AccountDomainDoc, type ExportDoc } from '@dv/contracts';
 import { createLogger } from '@dv/runtime';
 import { revokePortfolioKey, setPortfolioPlan } from '@dv/accounts';
-import { until } from '../../../test/helpers.ts';
+import { until } from '@dv/test-kit';
 import { EXPORT_SECRET, errorEnvelope, INTERVAL_S, startHarness, type Harness } from '../api/testing/harness.ts';
 import { outcome } from '../store/fixtures.ts';
 import { slotOf, storeScan } from '../store/index.ts';

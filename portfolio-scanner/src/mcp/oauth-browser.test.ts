@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokePortfolioKey } from '@dv/accounts';
 import { COLLECTIONS, type PortfolioKeyDoc } from '@dv/contracts';
-import { startBrowserConsent, type BrowserConsent } from '../../../packages/oauth/src/testing/browser.ts';
-import { get, oauthFlow, pkce, sealedFrom } from '../../../packages/oauth/src/testing/flow.ts';
+import { startBrowserConsent, type BrowserConsent } from '@dv/oauth/testing';
+import { get, oauthFlow, pkce, sealedFrom } from '@dv/oauth/testing';
 import { errorEnvelope, startHarness, type Harness } from '../api/testing/harness.ts';
 import { MCP_TOOL_NAMES } from './index.ts';
 

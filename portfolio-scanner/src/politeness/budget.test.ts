@@ -1,6 +1,6 @@
 // The sliding-window budget alone (pure: the test passes the time).
 import { describe, expect, it } from 'vitest';
-import { rng } from '../../../test/bench/lib/common.ts';
+import { rng } from '@dv/test-kit';
 import { Budget } from './budget.ts';
 
 /** Grants as early as the budget allows, for `n` callers all asking at `from`: their times. */

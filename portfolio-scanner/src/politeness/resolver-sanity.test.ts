@@ -3,7 +3,7 @@
 // the scan resolver's sanity check says the resolver is not believed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsResolver, resolverDependency } from '@dv/mailsec';
-import { startLyingDnsServer, type LyingDnsServer, type WorldHandle } from '../../../infra/src/world/index.ts';
+import { startLyingDnsServer, type LyingDnsServer, type WorldHandle } from '@dv/world';
 import type { GeoLookup } from '../geo/types.ts';
 import { scanDomain } from '../scan/scan-domain.ts';
 import { SharedDnsCache } from '../scan/shared-cache.ts';

@@ -1,10 +1,10 @@
-// One scan of one domain against the simulated DNS world (infra/worlds/portfolio.json merged over
+// One scan of one domain against the simulated DNS world (src/scan/testing/world.json merged over
 // default.json and mailsec.json): every field for scripted domains, stable output, and failed
 // lookups reported as unconfirmed, never as empty values.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DnsResolver, type Resolver } from '@dv/mailsec';
 import type { ScanField, ScanObservation } from '@dv/contracts';
-import type { WorldHandle } from '../../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import type { GeoInfo, GeoLookup } from '../geo/types.ts';
 import { scanDomain, SCAN_FIELDS } from './scan-domain.ts';
 import { SharedDnsCache } from './shared-cache.ts';

@@ -3,7 +3,7 @@
 // keep them; failures are never remembered; answers expire with their TTL.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DnsResolver, type ResolveResult, type Resolver, type RrType } from '@dv/mailsec';
-import { startWorld, type DnsRecordInput, type WorldHandle } from '../../../infra/src/world/index.ts';
+import { startWorld, type DnsRecordInput, type WorldHandle } from '@dv/world';
 import type { GeoLookup } from '../geo/types.ts';
 import { scanDomain } from './scan-domain.ts';
 import { SharedDnsCache } from './shared-cache.ts';

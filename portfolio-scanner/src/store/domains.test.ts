@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from 'mongodb';
 import { ALL_COLLECTIONS, COLLECTIONS, type AccountDomainDoc, type CorpusDomainDoc } from '@dv/contracts';
-import { ensureCollections, type MongoDependency } from '../../../packages/runtime/src/mongo.ts';
-import { isolatedMongo } from '../../../test/helpers.ts';
+import { ensureCollections, type MongoDependency } from '@dv/runtime';
+import { isolatedMongo } from '@dv/runtime/testing';
 import { addDomains, removeDomain } from './domains.ts';
 import { outcome } from './fixtures.ts';
 import { nextDueAt, slotOf } from './schedule.ts';

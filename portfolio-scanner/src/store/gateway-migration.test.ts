@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from 'mongodb';
 import { ALL_COLLECTIONS, COLLECTIONS, type AccountDomainDoc, type ChangeDoc, type CorpusDomainDoc } from '@dv/contracts';
-import { ensureCollections, type MongoDependency } from '../../../packages/runtime/src/mongo.ts';
-import { isolatedMongo } from '../../../test/helpers.ts';
+import { ensureCollections, type MongoDependency } from '@dv/runtime';
+import { isolatedMongo } from '@dv/runtime/testing';
 import { addDomains } from './domains.ts';
 import { outcome } from './fixtures.ts';
 import { migrateGatewayValues } from './gateway-migration.ts';

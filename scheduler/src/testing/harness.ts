@@ -11,10 +11,11 @@ import type { Db } from 'mongodb';
 import { Registry } from 'prom-client';
 import { CONSUMERS, KV_BUCKETS, STREAMS, natsInboxPrefix } from '@dv/contracts';
 import { connectRedis, createLogger, ensureKvBuckets, ensureStreams, natsManager, type MongoDependency } from '@dv/runtime';
-import { applySchema } from '../../../infra/src/demo-account.ts';
-import { startServiceProcess, type RunningProcess } from '../../../infra/src/services.ts';
-import { REPO_ROOT, startStack, type Stack } from '../../../infra/src/stack/stack.ts';
-import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
+import { applySchema } from '@dv/stack';
+import { startServiceProcess, type RunningProcess } from '@dv/stack';
+import { REPO_ROOT, startStack, type Stack } from '@dv/stack';
+import { isolatedMongo } from '@dv/runtime/testing';
+import { stackEnv } from '@dv/test-kit';
 import { schedulerConfigSchema } from '../config.ts';
 import { Scheduler } from '../scheduler.ts';
 
@@ -140,4 +141,4 @@ export async function startHarness(label: string): Promise<Harness> {
   };
 }
 
-export { until } from '../../../test/helpers.ts';
+export { until } from '@dv/test-kit';

@@ -2,7 +2,7 @@
 // provider table that accepts all at RCPT (Yahoo-like MX name), a fast-window rate limiter, and a
 // slow host for "killed mid-batch" cases, and a slow host that throttles every session at MAIL
 // (redis-failure.test: Redis stopped while its session runs).
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type SmtpHostSpecInput, type WorldHandle, type WorldInput } from '../../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type SmtpHostSpecInput, type WorldHandle, type WorldInput } from '@dv/world';
 
 export async function startSchedulerWorld(): Promise<WorldHandle> {
   const world = loadWorld(DEFAULT_WORLD_PATH);

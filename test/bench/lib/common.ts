@@ -18,17 +18,8 @@ export function benchArgs(argv: readonly string[] = process.argv): Map<string, s
   return args;
 }
 
-/** mulberry32: a small, fast seeded generator in [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The seeded generator is shared with the services' tests.
+export { rng } from '@dv/test-kit';
 
 /** nsd's `server:` and `remote-control:` sections for one loopback server whose files live in `dir`. */
 export function nsdServerConf(dir: string, port: number): string[] {

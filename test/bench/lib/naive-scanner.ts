@@ -3,8 +3,8 @@
 // what the scan asks on a rescan (apex records, www, BIMI, SRV, DMARC, the SPF include tree, MX
 // host addresses, PTRs, the vendor DKIM selectors) so that the two do the same work per domain.
 import { promises as dns } from 'node:dns';
-import { SRV_SERVICES } from '../../../packages/mailsec/src/dns/srv-services.ts';
-import { VENDOR_DKIM_SELECTORS } from '../../../portfolio-scanner/src/scan/vendors.ts';
+import { SRV_SERVICES } from '@dv/mailsec';
+import { VENDOR_DKIM_SELECTORS } from '@dv/portfolio-scanner/bench';
 
 async function quiet<T>(p: Promise<T>): Promise<T | null> {
   try {

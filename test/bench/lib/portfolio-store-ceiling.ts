@@ -5,9 +5,9 @@
 // worker, as the scan places are, for `durationS`.
 import type { Db } from 'mongodb';
 import { COLLECTIONS, scanObservation, type CorpusDomainDoc, type ScanOutcome } from '@dv/contracts';
-import { PORTFOLIO_DEFAULTS } from '../../../portfolio-scanner/src/defaults.ts';
-import { storeScans, type ScanToStore, type StoreScanResult } from '../../../portfolio-scanner/src/store/index.ts';
-import { Batcher } from '../../../portfolio-scanner/src/worker/batcher.ts';
+import { PORTFOLIO_DEFAULTS } from '@dv/portfolio-scanner/defaults';
+import { storeScans, type ScanToStore, type StoreScanResult } from '@dv/portfolio-scanner/bench';
+import { Batcher } from '@dv/portfolio-scanner/bench';
 
 export interface StoreCeilingOptions {
   db: Db;

@@ -5,8 +5,8 @@
 // selectors; 4 large anycast operators hold ~40% of the zones, 300 small hosts the rest.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OperatorBudgets, nsDomain } from '../../../portfolio-scanner/src/politeness/operators.ts';
-import { PORTFOLIO_DEFAULTS } from '../../../portfolio-scanner/src/defaults.ts';
+import { OperatorBudgets, nsDomain } from '@dv/portfolio-scanner/bench';
+import { PORTFOLIO_DEFAULTS } from '@dv/portfolio-scanner/defaults';
 import { nsdServerConf, rng } from './common.ts';
 
 export type Mail = 'google' | 'm365' | 'mimecast' | 'proofpoint' | 'self';

@@ -8,7 +8,7 @@
 import dgram from 'node:dgram';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { zoneOf } from '../../../portfolio-scanner/src/politeness/operators.ts';
+import { zoneOf } from '@dv/portfolio-scanner/bench';
 import type { OperatorMap } from './portfolio-world.ts';
 import { overBudget } from './operator-rates.ts';
 

@@ -7,8 +7,8 @@ import type { Db } from 'mongodb';
 import { connect } from '@nats-io/transport-node';
 import { COLLECTIONS, RETENTION_DAYS, itemId, newId, verifyItemMessageFor, verifySubjectFor, type JobDoc, type JobItemDoc } from '@dv/contracts';
 import { JetStreamPublisher } from '@dv/runtime';
-import { GATEWAY_DEFAULTS } from '../../../gateway/src/defaults.ts';
-import { Coalescer } from '../../../gateway/src/services/coalescer.ts';
+import { GATEWAY_DEFAULTS } from '@dv/gateway/defaults';
+import { Coalescer } from '@dv/gateway/bench';
 
 export interface CeilingOptions {
   db: Db;

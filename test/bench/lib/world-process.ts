@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { REPO_ROOT } from '../../../infra/src/stack/stack.ts';
-import { DEFAULT_WORLD_PATH, loadWorld } from '../../../infra/src/world/index.ts';
+import { REPO_ROOT } from '@dv/stack';
+import { DEFAULT_WORLD_PATH, loadWorld } from '@dv/world';
 
 export interface WorldProcess {
   /** DNS_SERVERS, SMTP_PORT, RDAP_BOOTSTRAP_URL. */
@@ -19,7 +19,7 @@ export async function startWorldProcess(latencyMs: number, path = DEFAULT_WORLD_
   const dir = mkdtempSync(join(tmpdir(), 'bench-world-'));
   const file = join(dir, 'world.json');
   writeFileSync(file, JSON.stringify({ ...loadWorld(path), latencyMs }));
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'infra/src/world/cli.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'packages/world/src/cli.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

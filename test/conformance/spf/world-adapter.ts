@@ -1,7 +1,7 @@
-// Runs the suite against the shared simulated internet's DNS server (infra/src/world) instead of
+// Runs the suite against the shared simulated internet's DNS server (@dv/world) instead of
 // this driver's own zone server. Opt-in (SPF_CONFORMANCE_DNS=world): the world's schema is
 // stricter than the pyspf zone data, so a few scenarios cannot be expressed there (see below).
-import { parseRecords, startDnsServer, type DnsRecordInput, type NameBehaviourInput } from '../../../infra/src/world/index.ts';
+import { parseRecords, startDnsServer, type DnsRecordInput, type NameBehaviourInput } from '@dv/world';
 import type { DnsWorld } from './zone-server.ts';
 import { isTimeoutMarker, type ZoneEntry } from './zonedata.ts';
 

@@ -1,5 +1,5 @@
 // Turns a scenario's `zonedata` (pyspf YAML) into a neutral record list that any authoritative
-// test server can load. The shapes follow the simulated internet's DNS records (infra/src/world:
+// test server can load. The shapes follow the simulated internet's DNS records (@dv/world:
 // `{name, type, ttl, ...data}`), so handing them to its `setRecords` needs no translation.
 
 export type ZoneRecordType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'SPF' | 'PTR' | 'CNAME';

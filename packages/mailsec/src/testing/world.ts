@@ -1,10 +1,10 @@
-// The simulated world the engine's tests and benchmark use: infra/worlds/default.json (acme.test,
-// zen.dnsbl.test, RDAP) merged with infra/worlds/mailsec.json (this package's own scenarios).
+// The simulated world the engine's tests and benchmark use: @dv/world's default.json (acme.test,
+// zen.dnsbl.test, RDAP) merged with world.json beside this file (this package's own scenarios).
 // The MX hosts are left out: no tool here speaks SMTP.
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle, type WorldInput } from '../../../../infra/src/world/index.ts';
+import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle, type WorldInput } from '@dv/world';
 
-export const MAILSEC_WORLD_PATH = fileURLToPath(new URL('../../../../infra/worlds/mailsec.json', import.meta.url));
+export const MAILSEC_WORLD_PATH = fileURLToPath(new URL('./world.json', import.meta.url));
 
 export function mailsecWorld(latencyMs = 0): WorldInput {
   const base = loadWorld(DEFAULT_WORLD_PATH);

@@ -1,6 +1,6 @@
 // dkim_discover and blacklist_check against the simulated world's DNS on loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorldHandle } from '../../../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { DNSBL_TEST_ZONES, startMailsecWorld } from '../testing/world.ts';
 import { DnsResolver } from '../resolver/resolver.ts';
 import { discoverDkim } from '../dkim/discover.ts';

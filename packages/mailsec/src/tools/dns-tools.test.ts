@@ -1,7 +1,7 @@
 // dns_lookup, email_security_check, spf_analyze, dmarc_check and validate against the simulated
 // world's real DNS server on loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorldHandle } from '../../../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { DNSBL_TEST_ZONES, startMailsecWorld } from '../testing/world.ts';
 import { createEngine } from './engine.ts';
 import { TOOL_NAMES, TargetError, type Engine } from './types.ts';

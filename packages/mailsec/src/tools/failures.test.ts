@@ -2,7 +2,7 @@
 // some) DNSBL query, dns_lookup / email_security_check / dkim_discover / reverse DNS with failing
 // lookups, and the "MX host has no address" finding, against the simulated world's DNS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorldHandle } from '../../../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { mxFindings, type MxHostAddresses } from '../dns/mx-hosts.ts';
 import { DnsResolver } from '../resolver/resolver.ts';
 import type { Rcode, ResolveResult, Resolver, RrType } from '../resolver/types.ts';

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorldHandle } from '../../../../infra/src/world/index.ts';
+import type { WorldHandle } from '@dv/world';
 import { startMailsecWorld } from '../testing/world.ts';
 import { createEngine } from './engine.ts';
 import type { Engine } from './types.ts';

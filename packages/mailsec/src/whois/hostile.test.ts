@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_CASES, startHostileServer, type HostileServer } from '../../../../test/hostile-http.ts';
+import { HOSTILE_CASES, startHostileServer, type HostileServer } from '@dv/test-kit/hostile-http';
 import { fetchJson } from './http.ts';
 
 // The RDAP client against a server that answers hostilely: every request ends as an outcome

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { chromium, type Browser } from 'playwright-core';
 import { expect } from 'vitest';
-import { ensureCommand } from '../../../../infra/src/stack/install.ts';
+import { ensureCommand } from '@dv/stack';
 
 // The connector flow as an MCP client application and its user live it, for the services' browser
 // tests (gateway/src/oauth, portfolio-scanner/src/mcp): the MCP SDK's client keeps its registration,

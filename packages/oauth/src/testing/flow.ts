@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { call } from '../../../../test/helpers.ts';
+import { call } from '@dv/test-kit';
 
 // The authorization-code flow as a client drives it over plain HTTP (registration, the consent
 // form with a pasted key, PKCE, the token endpoint), for the package's tests and for each service

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { activePortfolioKeyById, createAccount, createPortfolioKey, isPortfolioKeyShape, lookupPortfolioKey, setPortfolioPlan } from '@dv/accounts';
 import { createLogger, type AuthAttemptLimiter, type MongoDependency } from '@dv/runtime';
-import { isolatedMongo } from '../../../../test/helpers.ts';
+import { isolatedMongo } from '@dv/runtime/testing';
 import { OAuthServer } from '../server.ts';
 
 // One OAuthServer on a bare express app over the run's real MongoDB (a database of its own),

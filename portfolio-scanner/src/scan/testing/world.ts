@@ -1,10 +1,10 @@
 // The simulated DNS world of the scan tests: default.json and mailsec.json (through mailsec's own
-// merge) plus infra/worlds/portfolio.json, the scanner's scripted domains.
+// merge) plus world.json beside this file, the scanner's scripted domains.
 import { fileURLToPath } from 'node:url';
-import { loadWorld, startWorld, type WorldHandle, type WorldInput } from '../../../../infra/src/world/index.ts';
-import { mailsecWorld } from '../../../../packages/mailsec/src/testing/world.ts';
+import { loadWorld, startWorld, type WorldHandle, type WorldInput } from '@dv/world';
+import { mailsecWorld } from '@dv/mailsec/testing';
 
-export const PORTFOLIO_WORLD_PATH = fileURLToPath(new URL('../../../../infra/worlds/portfolio.json', import.meta.url));
+export const PORTFOLIO_WORLD_PATH = fileURLToPath(new URL('./world.json', import.meta.url));
 
 export function portfolioWorld(): WorldInput {
   const base = mailsecWorld();

@@ -1,18 +1,20 @@
-import { randomBytes } from 'node:crypto';
+// Helpers every workspace's tests share. This package depends on no workspace, so any package's
+// tests may use it without a cycle; helpers that need a workspace live in that workspace's own
+// `testing` export (isolatedMongo: @dv/runtime/testing).
 import { inject } from 'vitest';
-import { connectMongo, type MongoDependency } from '../packages/runtime/src/mongo.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** NATS_URL, REDIS_URL, MONGODB_URL of this run's private stack (empty when DV_TEST_STACK=0); test/global-setup.ts provides it. */
+    stack: Record<string, string>;
+  }
+}
 
 /** The run's private stack; fails loudly when a test that needs it runs with DV_TEST_STACK=0. */
 export function stackEnv(): Record<string, string> {
   const env = inject('stack');
   if (!env.MONGODB_URL) throw new Error('this test needs the test stack; run it without DV_TEST_STACK=0');
   return env;
-}
-
-/** A database of its own for one test file, dropped by the caller's afterAll. */
-export async function isolatedMongo(label: string): Promise<MongoDependency> {
-  const env = stackEnv();
-  return connectMongo(env.MONGODB_URL as string, `t_${label}_${randomBytes(4).toString('hex')}`);
 }
 
 /** Polls `check` every `pollMs` until it answers something truthy, and returns that; throws naming `what` after `timeoutMs`. */
@@ -41,4 +43,16 @@ export async function call(url: string, path: string, opts: { method?: string; k
     // not JSON
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+/** mulberry32: a small, fast seeded generator in [0, 1). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

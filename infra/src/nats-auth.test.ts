@@ -6,15 +6,11 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSUMERS, KV_BUCKETS, NATS_USERS, STREAMS, SUBJECTS, natsInboxPrefix, natsPermissions, type NatsUser } from '@dv/contracts';
 import { Kvm } from '@nats-io/kv';
-import { connectNats, ensureKvBuckets, ensureStreams } from '../../../packages/runtime/src/nats.ts';
-import { createLogger } from '../../../packages/runtime/src/logger.ts';
-import { localNatsAuthorization, natsUserEnv, renderNatsAuthorization } from './nats-auth.ts';
-import { which } from './install.ts';
-import { freePort, waitForPort } from './ports.ts';
-import { startProcess, stopProcess, type Managed } from './process.ts';
-import { until } from '../../../test/helpers.ts';
-import { PROBE_DEFAULTS } from '../../../probe-node/src/defaults.ts';
-import { SCHEDULER_DEFAULTS } from '../../../scheduler/src/defaults.ts';
+import { connectNats, createLogger, ensureKvBuckets, ensureStreams } from '@dv/runtime';
+import { freePort, localNatsAuthorization, natsUserEnv, renderNatsAuthorization, startProcess, stopProcess, waitForPort, which, type Managed } from '@dv/stack';
+import { until } from '@dv/test-kit';
+import { PROBE_DEFAULTS } from '@dv/probe-node/defaults';
+import { SCHEDULER_DEFAULTS } from '@dv/scheduler/defaults';
 
 // A real nats-server with the generated users (no anonymous user, as in production): each role can
 // do its own work and nothing else.

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, createLogger, loadConfig, serviceSchema, type RedisDependency } from '@dv/runtime';
 import { z } from 'zod';
-import { until } from '../../../test/helpers.ts';
+import { until } from '@dv/test-kit';
 import { startSentinelSet, type SentinelSet } from './redis-sentinel.ts';
 
 // Redis failover with real redis-server processes (as the prod overlay runs them): a primary, a replica and three

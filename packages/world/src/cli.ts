@@ -1,5 +1,5 @@
 // Runs a world on its own for manual exploration:
-//   node infra/src/world/cli.ts [world.json]
+//   node packages/world/src/cli.ts [world.json]
 // prints the environment a service needs, then serves until Ctrl-C.
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld } from './index.ts';
 

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { natsUserEnv } from './stack/nats-auth.ts';
-import { recordPid } from './stack/process.ts';
-import { REPO_ROOT } from './stack/stack.ts';
+import { natsUserEnv } from './nats-auth.ts';
+import { recordPid } from './process.ts';
+import { REPO_ROOT } from './stack.ts';
 
 export const SERVICE_NAMES = ['gateway', 'lookup', 'portfolio-scanner', 'scheduler', 'probe-node'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];

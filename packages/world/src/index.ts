@@ -33,5 +33,5 @@ export { startRdapServer } from './rdap/server.ts';
 export type { RdapServerHandle, RdapServerOptions } from './rdap/server.ts';
 export { findFreePort } from './ports.ts';
 
-// infra/worlds/default.json: the world tests and `npm run demo` use.
-export const DEFAULT_WORLD_PATH = fileURLToPath(new URL('../../worlds/default.json', import.meta.url));
+// packages/world/worlds/default.json: the world tests and `npm run demo` use.
+export const DEFAULT_WORLD_PATH = fileURLToPath(new URL('../worlds/default.json', import.meta.url));
