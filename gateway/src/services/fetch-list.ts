@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { checkTarget, isRedirect, pinnedRequest, ResponseBodyError, type Resolver } from '@dv/net';
 import { ApiError } from '@dv/runtime';
 
@@ -43,18 +43,29 @@ export function listFileName(url: URL): string {
   return (name || 'list.csv').replace(/["\r\n]/g, '_').slice(0, 200);
 }
 
-/** The body as the reader sees it: @dv/net's body errors become the API's errors. */
+/**
+ * The body as the reader sees it: @dv/net's body errors become the API's errors. Iterating (not
+ * listening for 'error') also catches an error raised before this reader attached: the body keeps
+ * it (`errored`) and the iterator throws it.
+ */
 function apiBody(body: Readable, maxBytes: number): Readable {
-  const out = new PassThrough();
-  body.on('error', (err) => {
-    const tooBig = err instanceof ResponseBodyError && err.kind === 'too_large';
-    if (!out.destroyed) out.destroy(tooBig ? tooLarge(maxBytes) : new ApiError('bad_gateway', `The list download broke off: ${err.message}.`));
-  });
+  async function* mapped(): AsyncGenerator<Buffer> {
+    try {
+      for await (const chunk of body) yield chunk as Buffer;
+    } catch (err) {
+      // The reader's own error (the MCP deadline destroys the stream with one) passes as it is.
+      if (err instanceof ApiError) throw err;
+      if (err instanceof ResponseBodyError && err.kind === 'too_large') throw tooLarge(maxBytes);
+      throw new ApiError('bad_gateway', `The list download broke off: ${(err as Error).message}.`);
+    }
+  }
+  const out = Readable.from(mapped(), { objectMode: false });
   // The error is kept on the stream (out.errored) and surfaces to whoever reads it; this listener
   // only keeps an error raised before the reader attached from becoming an uncaught exception.
   out.on('error', () => undefined);
+  // A reader that stops early (the MCP deadline destroys the stream) ends the download too.
   out.on('close', () => body.destroy());
-  return body.pipe(out);
+  return out;
 }
 
 export async function fetchList(url: string, opts: FetchListOptions): Promise<FetchedList> {

@@ -164,6 +164,17 @@ describe('pinnedRequest outcomes', () => {
     expect((error as ResponseBodyError).kind).toBe('too_large');
   });
 
+  it('keeps a body error raised before the reader attached', async () => {
+    a.respond = (_req, res) => {
+      res.writeHead(200);
+      res.end('x'.repeat(5000));
+    };
+    const r = await pinnedRequest(await vetted(`http://127.0.0.1:${a.port}/big`), { ...GET, maxBodyBytes: 100 });
+    if (!r.ok) throw new Error(r.detail);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await readAll(r)).error).toBeInstanceOf(ResponseBodyError);
+  });
+
   it('a connection that breaks mid-body fails the body as broken', async () => {
     a.respond = (_req, res) => {
       res.writeHead(200, { 'Content-Length': '1000' });

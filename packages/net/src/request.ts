@@ -8,6 +8,8 @@
 // `PinnedResponse` whose `body` passes at most `maxBodyBytes` and then fails with
 // `ResponseBodyError('too_large')` (or 'broken' when the connection breaks mid-body), or a
 // `PinnedFailure`. Nothing here throws or leaves an uncaught error behind; callers word outcomes.
+// The body may fail before its reader attaches (the error is kept, `body.errored`): read it by
+// iterating (for await, stream.pipeline), which throws a kept error, not by waiting for 'error'.
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';

@@ -62,37 +62,35 @@ interface BodyRead {
 /**
  * Reads the body until it ends, breaks, passes the cap or the deadline (`untilMs` from now), then
  * resolves; never rejects. Once a status has arrived it decides, whatever the body does next.
+ * Iterating (not listening for events) also sees an error raised before this reader attached.
  */
-function readBody(body: Readable, untilMs: number, maxBytes: number): Promise<BodyRead> {
+async function readBody(body: Readable, untilMs: number, maxBytes: number): Promise<BodyRead> {
   const read: BodyRead = { bytes: 0, truncated: false, kept: [] };
   let keptBytes = 0;
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      body.destroy();
-      resolve(read);
-    };
-    const timer = setTimeout(() => {
-      read.truncated = true;
-      done();
-    }, Math.max(0, untilMs));
-    body.on('data', (chunk: Buffer) => {
+  const timer = setTimeout(() => {
+    read.truncated = true;
+    body.destroy();
+  }, Math.max(0, untilMs));
+  try {
+    for await (const chunk of body) {
+      const buf = chunk as Buffer;
       if (keptBytes < ERROR_SNIPPET_BYTES) {
-        read.kept.push(chunk);
-        keptBytes += chunk.length;
+        read.kept.push(buf);
+        keptBytes += buf.length;
       }
-      read.bytes += chunk.length;
-    });
-    body.on('end', done);
-    body.on('error', (err) => {
-      // Past the cap the read ends: the socket is closed instead of draining the rest.
-      if (err instanceof ResponseBodyError && err.kind === 'too_large') {
-        read.truncated = true;
-        read.bytes = maxBytes;
-      }
-      done();
-    });
-  });
+      read.bytes += buf.length;
+    }
+  } catch (err) {
+    // Past the cap the read ends: the socket is closed instead of draining the rest.
+    if (err instanceof ResponseBodyError && err.kind === 'too_large') {
+      read.truncated = true;
+      read.bytes = maxBytes;
+    }
+  } finally {
+    clearTimeout(timer);
+    body.destroy();
+  }
+  return read;
 }
 
 function byStatus(status: number, read: BodyRead): { outcome: DeliveryOutcome; error: string | null } {
