@@ -3,7 +3,7 @@
 // 4.5.3, and report every raw reply. It never decides a verdict (the scheduler does) and never
 // throws for anything a server does.
 import type { ProbeSessionReply, ProbeSessionRequest, SmtpReply } from '@dv/contracts';
-import { classifyAddress } from '@dv/notify';
+import { classifyAddress } from '@dv/net';
 import type { ProbeConfig } from './config.ts';
 import { openDialogue, quit, transaction, type Opened, type Refusal, type Stage } from './dialogue.ts';
 import { errorRoom, hasErrorRoom, worthReusing, type ConnectionPool, type PooledConnection } from './pool.ts';
@@ -356,7 +356,7 @@ async function connectFirst(
     if (ips.length === 0) reply.connect_errors!.push({ host, ip: null, error: 'host name has no address' });
     for (const ip of ips) {
       // An MX pointing at our own network (loopback, RFC 1918, metadata...) is never dialled; one
-      // classification for the whole platform (@dv/notify's, also the webhook SSRF guard's).
+      // classification for the whole platform (@dv/net's, also the webhook SSRF guard's).
       const range = allowPrivate ? 'public' : classifyAddress(ip);
       if (range !== 'public') {
         reply.connect_errors!.push({ host, ip, error: `${REFUSED_PREFIX} ${range} address (PROBE_ALLOW_PRIVATE_MX is off)` });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { checkUrl, isLoopbackAddress, type RefusedTarget } from '@dv/notify';
+import { isLoopbackAddress } from '@dv/net';
+import { checkUrl, type RefusedTarget } from '@dv/notify';
 import { validationError } from './problems.ts';
 
 // webhook_url at intake: the synchronous half of @dv/notify's delivery guard (`checkUrl`: scheme,

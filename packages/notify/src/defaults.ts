@@ -13,12 +13,8 @@ export const NOTIFY_DEFAULTS = {
   ladderScale: 1,
   /** Total time for one POST: connect, TLS, request and response (the spec's 10 s). */
   webhookTimeoutMs: 10_000,
-  /** A webhook host name must resolve within this (getaddrinfo itself has no deadline). */
-  resolveTimeoutMs: 5_000,
   /** Bytes of the receiver's response body we read at most; the rest is dropped unread. */
   maxResponseBytes: 64 * 1024,
-  /** The spec caps webhook_url at 2048 characters; a longer stored URL is refused outright. */
-  maxUrlLength: 2_048,
   /**
    * How long a claimed delivery stays ours before another worker may take it over (a crashed
    * worker's attempt is retried then). Must comfortably exceed webhookTimeoutMs and smtpTimeoutMs.

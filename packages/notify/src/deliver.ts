@@ -1,15 +1,14 @@
-import http from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
+import { isRedirect, pinnedRequest, ResponseBodyError, type PinnedResponse } from '@dv/net';
 import { NOTIFY_DEFAULTS } from './defaults.ts';
 import { SIGNATURE_HEADER, signWebhook } from './signature.ts';
 import type { CheckedTarget } from './target.ts';
 
-// One signed POST to a vetted target. The socket goes to the addresses checkTarget vetted (a pinned
-// `lookup`: the name is never resolved a second time), while Host and TLS SNI carry the name so
-// virtual hosts and certificates work. Redirects are never followed (node's http client does not
-// follow them; a 3xx is reported as a failure), the whole exchange has one deadline and at most
-// maxResponseBytes of the answer are read.
+// One signed POST to a vetted target, sent with @dv/net's pinned request: the socket goes to the
+// addresses checkTarget vetted (the name is never resolved a second time), while Host and TLS SNI
+// carry the name so virtual hosts and certificates work. Redirects are never followed (a 3xx is
+// reported as a failure), the whole exchange has one deadline and at most maxResponseBytes of the
+// answer are read.
 
 export type DeliveryOutcome = 'delivered' | 'http_status' | 'redirect' | 'timeout' | 'network' | 'refused';
 
@@ -48,22 +47,60 @@ export function headersAreSafe(headers: Record<string, string>): boolean {
   return Object.entries(headers).every(([k, v]) => HEADER_NAME.test(k) && HEADER_VALUE.test(v));
 }
 
-/** The `lookup` handed to the socket: answers with the vetted addresses, never asks DNS. */
-function pinnedLookup(target: CheckedTarget): LookupFunction {
-  return (_hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? target.addresses.filter((a) => a.family === options.family) : target.addresses;
-    const list = wanted.length > 0 ? wanted : target.addresses;
-    if (options.all) (callback as (err: null, addresses: { address: string; family: number }[]) => void)(null, list);
-    else callback(null, list[0]!.address, list[0]!.family);
-  };
-}
-
 function snippet(chunks: Buffer[]): string {
   const text = Buffer.concat(chunks).subarray(0, ERROR_SNIPPET_BYTES).toString('utf8');
   return text.replace(/[^\x20-\x7e]+/g, ' ').trim();
 }
 
-export function deliverOnce(target: CheckedTarget, rawBody: string, secret: string, opts: DeliverOptions = {}): Promise<DeliveryResult> {
+interface BodyRead {
+  bytes: number;
+  truncated: boolean;
+  /** The first bytes, for the error message of a non-2xx answer. */
+  kept: Buffer[];
+}
+
+/**
+ * Reads the body until it ends, breaks, passes the cap or the deadline (`untilMs` from now), then
+ * resolves; never rejects. Once a status has arrived it decides, whatever the body does next.
+ * Iterating (not listening for events) also sees an error raised before this reader attached.
+ */
+async function readBody(body: Readable, untilMs: number, maxBytes: number): Promise<BodyRead> {
+  const read: BodyRead = { bytes: 0, truncated: false, kept: [] };
+  let keptBytes = 0;
+  const timer = setTimeout(() => {
+    read.truncated = true;
+    body.destroy();
+  }, Math.max(0, untilMs));
+  try {
+    for await (const chunk of body) {
+      const buf = chunk as Buffer;
+      if (keptBytes < ERROR_SNIPPET_BYTES) {
+        read.kept.push(buf);
+        keptBytes += buf.length;
+      }
+      read.bytes += buf.length;
+    }
+  } catch (err) {
+    // Past the cap the read ends: the socket is closed instead of draining the rest.
+    if (err instanceof ResponseBodyError && err.kind === 'too_large') {
+      read.truncated = true;
+      read.bytes = maxBytes;
+    }
+  } finally {
+    clearTimeout(timer);
+    body.destroy();
+  }
+  return read;
+}
+
+function byStatus(status: number, read: BodyRead): { outcome: DeliveryOutcome; error: string | null } {
+  if (status >= 200 && status < 300) return { outcome: 'delivered', error: null };
+  if (isRedirect(status)) return { outcome: 'redirect', error: `HTTP ${status}: redirects are not followed` };
+  const body = snippet(read.kept);
+  return { outcome: 'http_status', error: `HTTP ${status}${body ? `: ${body}` : ''}` };
+}
+
+export async function deliverOnce(target: CheckedTarget, rawBody: string, secret: string, opts: DeliverOptions = {}): Promise<DeliveryResult> {
   const started = performance.now();
   const timeoutMs = opts.timeoutMs ?? NOTIFY_DEFAULTS.webhookTimeoutMs;
   const maxBytes = opts.maxResponseBytes ?? NOTIFY_DEFAULTS.maxResponseBytes;
@@ -76,76 +113,18 @@ export function deliverOnce(target: CheckedTarget, rawBody: string, secret: stri
   };
   const base = { responseBytes: 0, truncated: false };
   if (!headersAreSafe(headers)) {
-    return Promise.resolve({ ...base, delivered: false, outcome: 'refused', status: null, error: 'a header value contains forbidden characters', durationMs: 0 });
+    return { ...base, delivered: false, outcome: 'refused', status: null, error: 'a header value contains forbidden characters', durationMs: 0 };
   }
-  const isHttps = target.url.protocol === 'https:';
-  const request = isHttps ? https.request : http.request;
+  const elapsed = () => Math.round(performance.now() - started);
+  const res = await pinnedRequest(target, { method: 'POST', headers, body: rawBody, timeoutMs, maxBodyBytes: maxBytes, ...(opts.ca ? { ca: opts.ca } : {}) });
+  if (!res.ok) {
+    const error = res.reason === 'timeout' ? `no response within ${timeoutMs} ms` : `${res.code ?? 'error'}: ${res.detail}`.slice(0, 300);
+    return { ...base, delivered: false, outcome: res.reason === 'timeout' ? 'timeout' : 'network', status: null, error, durationMs: elapsed() };
+  }
+  return finishDelivery(res, await readBody(res.body, timeoutMs - (performance.now() - started), maxBytes), elapsed());
+}
 
-  return new Promise<DeliveryResult>((resolve) => {
-    let settled = false;
-    let status: number | null = null;
-    let bytes = 0;
-    let truncated = false;
-    const kept: Buffer[] = [];
-    let keptBytes = 0;
-    const finish = (outcome: DeliveryOutcome, error: string | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      req.destroy();
-      resolve({ delivered: outcome === 'delivered', outcome, status, error, responseBytes: bytes, truncated, durationMs: Math.round(performance.now() - started) });
-    };
-    const byStatus = () => {
-      const s = status as number;
-      if (s >= 200 && s < 300) return finish('delivered', null);
-      if (s >= 300 && s < 400) return finish('redirect', `HTTP ${s}: redirects are not followed`);
-      const body = snippet(kept);
-      finish('http_status', `HTTP ${s}${body ? `: ${body}` : ''}`);
-    };
-
-    const req = request({
-      protocol: target.url.protocol,
-      hostname: target.hostname,
-      port: target.port,
-      path: `${target.url.pathname}${target.url.search}`,
-      method: 'POST',
-      headers,
-      agent: false,
-      lookup: pinnedLookup(target),
-      ...(isHttps ? { servername: isIP(target.hostname) === 0 ? target.hostname : undefined, ...(opts.ca ? { ca: opts.ca } : {}) } : {}),
-    });
-    // One deadline for everything; once a status has arrived, it decides and the rest of the body is dropped.
-    const timer = setTimeout(() => {
-      if (status !== null) {
-        truncated = true;
-        return byStatus();
-      }
-      finish('timeout', `no response within ${timeoutMs} ms`);
-    }, timeoutMs);
-
-    req.on('response', (res) => {
-      status = res.statusCode ?? 0;
-      res.on('data', (chunk: Buffer) => {
-        const take = Math.min(maxBytes - bytes, chunk.length);
-        if (keptBytes < ERROR_SNIPPET_BYTES) {
-          kept.push(chunk.subarray(0, take));
-          keptBytes += take;
-        }
-        bytes += take;
-        // Past the cap the read ends: the socket is closed instead of draining the rest.
-        if (take < chunk.length) {
-          truncated = true;
-          byStatus();
-        }
-      });
-      res.on('end', byStatus);
-      res.on('aborted', byStatus);
-      res.on('error', byStatus);
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (status !== null) return byStatus();
-      finish('network', `${err.code ?? 'error'}: ${err.message}`.slice(0, 300));
-    });
-    req.end(rawBody);
-  });
+function finishDelivery(res: PinnedResponse, read: BodyRead, durationMs: number): DeliveryResult {
+  const { outcome, error } = byStatus(res.status, read);
+  return { delivered: outcome === 'delivered', outcome, status: res.status, error, responseBytes: read.bytes, truncated: read.truncated, durationMs };
 }

@@ -15,7 +15,6 @@ export {
   type DownloadCheck,
 } from './signature.ts';
 export { webhookLadder, maxAttempts, nextAttemptAt, type Ladder } from './ladder.ts';
-export { classifyAddress, isLoopbackAddress, type AddressRange } from './address.ts';
 export {
   checkUrl,
   checkTarget,

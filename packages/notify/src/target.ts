@@ -1,135 +1,15 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { classifyAddress, type AddressRange } from './address.ts';
-import { NOTIFY_DEFAULTS } from './defaults.ts';
-
-// The SSRF guard. A webhook URL is checked in two steps: `checkUrl` (pure: scheme, userinfo, port,
-// IP literals) and then resolution, where EVERY address must be public: one private answer among
-// public ones refuses the target, since we cannot know which one a client library would pick. The
-// vetted addresses travel with the result and the POST connects to them and nothing else, so a
-// second, different DNS answer (rebinding) can never be used.
-
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-
-/** Resolves a host name to every address; tests inject one instead of touching system DNS. */
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
-
-export interface TargetOptions {
-  /**
-   * TESTS ONLY: loopback addresses become reachable, with http or https. Nothing else private ever
-   * is, and plain http stays refused for every non-loopback address.
-   */
-  allowHttpLoopback?: boolean;
-  resolve?: Resolver;
-  resolveTimeoutMs?: number;
-}
-
-export type RefusalReason = 'invalid_url' | 'scheme' | 'userinfo' | 'port' | 'forbidden_address' | 'unresolvable';
-
-export interface RefusedTarget {
-  ok: false;
-  reason: RefusalReason;
-  detail: string;
-  /** True when retrying cannot help (the URL itself is unacceptable); false for DNS-dependent refusals. */
-  permanent: boolean;
-}
-
-export interface ParsedTarget {
-  ok: true;
-  url: URL;
-  /** Host name or IP without brackets: the Host header and TLS server name come from it. */
-  hostname: string;
-  port: number;
-  /** Set when the URL names an IP address itself (no resolution happens). */
-  literal: ResolvedAddress | null;
-}
-
-export interface CheckedTarget {
-  ok: true;
-  url: URL;
-  hostname: string;
-  port: number;
-  /** Every address the name resolved to, all vetted: the connection goes to these only. */
-  addresses: ResolvedAddress[];
-}
-
-const refuse = (reason: RefusalReason, detail: string, permanent = true): RefusedTarget => ({ ok: false, reason, detail, permanent });
-
-function rangeAllowed(range: AddressRange, opts: TargetOptions): boolean {
-  return range === 'public' || (range === 'loopback' && opts.allowHttpLoopback === true);
-}
-
-/**
- * Port rule: 443, or an unprivileged port (1024-65535). Well-known ports below 1024 host other
- * protocols (SMTP, SSH, Redis-ish admin ports…) and a webhook POST has no business there. Plain
- * http (tests only) may also use 80.
- */
-function portAllowed(port: number, protocol: string): boolean {
-  return port === 443 || port >= 1024 || (protocol === 'http:' && port === 80);
-}
-
-/** The synchronous half of the guard: everything that can be judged without DNS. Gateways call it at intake. */
-export function checkUrl(input: string, opts: TargetOptions = {}): ParsedTarget | RefusedTarget {
-  if (input.length > NOTIFY_DEFAULTS.maxUrlLength) return refuse('invalid_url', `the URL is longer than ${NOTIFY_DEFAULTS.maxUrlLength} characters`);
-  // Control characters (CR/LF above all) are refused outright rather than trusting every later
-  // consumer of the URL to strip them.
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  if (/[\u0000-\u001f\u007f]/.test(input)) return refuse('invalid_url', 'the URL contains control characters');
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    return refuse('invalid_url', 'not an absolute URL');
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && opts.allowHttpLoopback === true)) return refuse('scheme', 'only https URLs are accepted');
-  if (url.username !== '' || url.password !== '') return refuse('userinfo', 'credentials in the URL are not accepted; authenticate with the signature');
-  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  if (!portAllowed(port, url.protocol)) return refuse('port', `port ${port} is not accepted (use 443 or 1024-65535)`);
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  if (hostname === '') return refuse('invalid_url', 'the URL has no host');
-  const family = isIP(hostname);
-  if (family !== 0) {
-    const range = classifyAddress(hostname);
-    if (!rangeAllowed(range, opts)) return refuse('forbidden_address', `${hostname} is a ${range} address`);
-    if (url.protocol === 'http:' && range !== 'loopback') return refuse('scheme', 'only https URLs are accepted');
-    return { ok: true, url, hostname, port, literal: { address: hostname, family: family === 4 ? 4 : 6 } };
-  }
-  return { ok: true, url, hostname, port, literal: null };
-}
-
-export const systemResolver: Resolver = async (hostname) => {
-  const answers = await lookup(hostname, { all: true, order: 'verbatim' });
-  return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-};
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`resolution took longer than ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** The whole guard: URL rules, then one resolution whose every answer must be allowed. */
-export async function checkTarget(input: string, opts: TargetOptions = {}): Promise<CheckedTarget | RefusedTarget> {
-  const parsed = checkUrl(input, opts);
-  if (!parsed.ok) return parsed;
-  const { url, hostname, port } = parsed;
-  if (parsed.literal) return { ok: true, url, hostname, port, addresses: [parsed.literal] };
-  let addresses: ResolvedAddress[];
-  try {
-    addresses = await withTimeout((opts.resolve ?? systemResolver)(hostname), opts.resolveTimeoutMs ?? NOTIFY_DEFAULTS.resolveTimeoutMs);
-  } catch (err) {
-    return refuse('unresolvable', `${hostname} did not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, false);
-  }
-  if (addresses.length === 0) return refuse('unresolvable', `${hostname} has no addresses`, false);
-  for (const a of addresses) {
-    const range = classifyAddress(a.address);
-    if (!rangeAllowed(range, opts)) return refuse('forbidden_address', `${hostname} resolves to ${a.address}, a ${range} address`, false);
-    if (url.protocol === 'http:' && range !== 'loopback') return refuse('scheme', 'only https URLs are accepted');
-  }
-  return { ok: true, url, hostname, port, addresses };
-}
+// The webhook SSRF guard is @dv/net's (https only, no userinfo, allowed ports, every resolved
+// address public, the vetted addresses pinned for the POST); this module names it for notify's
+// own code, its tests and its public surface.
+export {
+  checkTarget,
+  checkUrl,
+  systemResolver,
+  type CheckedTarget,
+  type ParsedTarget,
+  type RefusalReason,
+  type RefusedTarget,
+  type ResolvedAddress,
+  type Resolver,
+  type TargetOptions,
+} from '@dv/net';

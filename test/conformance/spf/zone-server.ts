@@ -1,6 +1,7 @@
 // A real authoritative DNS server on loopback that answers exactly the loaded records: absent
 // names are NXDOMAIN, present names without the asked type are NODATA, CNAMEs are followed inside
 // the zone, and timeout markers make the server stay silent. UDP and TCP share one port.
+import { RR_TYPE } from '@dv/net';
 import dns2, { Packet } from 'dns2';
 import type { Packet as PacketType, Resource } from 'dns2';
 import { isTimeoutMarker, type TimeoutMarker, type ZoneEntry, type ZoneRecord, type ZoneRecordType } from './zonedata.ts';
@@ -13,7 +14,7 @@ export interface DnsWorld {
   close(): Promise<void>;
 }
 
-const TYPE_CODES: Record<ZoneRecordType, number> = { A: 1, AAAA: 28, MX: 15, TXT: 16, SPF: 99, PTR: 12, CNAME: 5 };
+const TYPE_CODES: Readonly<Record<ZoneRecordType, number>> = RR_TYPE;
 const NEGATIVE_TTL_S = 60;
 const MAX_CNAME_HOPS = 10;
 

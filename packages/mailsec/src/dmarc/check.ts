@@ -3,7 +3,7 @@
 // owner: monitoring-only policy, no aggregate reports, external report addresses that did not
 // authorize themselves (RFC 7489 7.1), several records, invalid tags.
 import { isDnsFailure, txtJoin, type Resolver } from '../resolver/types.ts';
-import { organizationalDomain } from '../target.ts';
+import { organizationalDomain } from '@dv/net';
 import { isDmarcRecordText, parseDmarcRecord, type DmarcPolicy, type DmarcProblem, type DmarcRecord } from './parse.ts';
 
 export type DmarcStatus = 'valid' | 'invalid' | 'none' | 'error';

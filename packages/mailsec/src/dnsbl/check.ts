@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { reversedLabels } from '../dns/reverse.ts';
 import { isDnsFailure, txtJoin, type Rcode, type Resolver } from '../resolver/types.ts';
-import { isSpecialPurposeIp } from '../target.ts';
+import { isSpecialPurposeIp } from '@dv/net';
 import type { DnsblZone } from './zones.ts';
 
 export type DnsblOutcome = 'listed' | 'not_listed' | 'unusable' | 'error';

@@ -1,30 +1,10 @@
 // The resolver's data model: record types, typed answers and the result of one lookup.
 // Everything here is plain data so results can be cached, logged and sent over the wire as-is.
 
-/** Wire type codes of the record types the engine understands (RFC 1035, 3596, 4034, 6844, 7208). */
-export const RR_TYPE = {
-  A: 1,
-  NS: 2,
-  CNAME: 5,
-  SOA: 6,
-  PTR: 12,
-  MX: 15,
-  TXT: 16,
-  AAAA: 28,
-  SRV: 33,
-  DS: 43,
-  DNSKEY: 48,
-  SPF: 99,
-  CAA: 257,
-} as const;
+// The record-type table is @dv/net's (the simulated world's DNS server reads the same one).
+import type { RrType } from '@dv/net';
 
-export type RrType = keyof typeof RR_TYPE;
-
-export const RR_TYPES = Object.keys(RR_TYPE) as RrType[];
-
-export function isRrType(value: string): value is RrType {
-  return Object.hasOwn(RR_TYPE, value);
-}
+export { RR_TYPE, RR_TYPES, isRrType, type RrType } from '@dv/net';
 
 type Base = { name: string; ttl: number };
 

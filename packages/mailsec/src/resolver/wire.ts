@@ -5,10 +5,9 @@
 // Decoding walks the message itself and decodes each RDATA on its own bounded window, re-aligning
 // on the declared RDLENGTH: a reply either decodes cleanly or is rejected as a whole. Names are
 // decompressed with the RFC 1035 4.1.4 pointer rules, guarded against loops and over-long names.
+import { CLASS_IN, OPT_TYPE } from '@dv/net';
 import { RR_TYPE, type Rr, type RrType } from './types.ts';
 
-const OPT_TYPE = 41;
-const CLASS_IN = 1;
 const MAX_TTL_S = 0x7fffffff;
 /** RFC 1035 2.3.4: a name is at most 255 octets on the wire, a label at most 63. */
 const MAX_NAME_OCTETS = 255;

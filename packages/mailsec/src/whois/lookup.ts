@@ -3,7 +3,7 @@
 // or an IANA referral. Domains are looked up by their registrable domain (PSL via tldts).
 import { isIP } from 'node:net';
 import { isDnsFailure, type Resolver } from '../resolver/types.ts';
-import { organizationalDomain } from '../target.ts';
+import { organizationalDomain } from '@dv/net';
 import type { RdapBootstrap } from './bootstrap.ts';
 import { fetchJson, type FetchLimits, type FetchOptions, type FetchOutcome } from './http.ts';
 import { parseWhoisText } from './parse.ts';

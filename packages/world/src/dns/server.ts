@@ -9,7 +9,8 @@ import { bindUdp, closeTcp, closeUdp, listenTcp, withPortRetry } from '../ports.
 import { dnsSchema } from '../schema.ts';
 import type { DnsRecordInput, DnsSectionInput, NameBehaviour, NameBehaviourInput } from '../schema.ts';
 import { Timers } from '../timers.ts';
-import { CLASS_IN, EDNS_TYPE, ANY_TYPE, toResource, typeName } from './wire.ts';
+import { CLASS_ANY, CLASS_IN, OPT_TYPE, rrTypeName } from '@dv/net';
+import { toResource } from './wire.ts';
 import { Zone } from './zone.ts';
 
 export type DnsTransport = 'udp' | 'tcp';
@@ -58,7 +59,7 @@ export async function startDnsServer(section: DnsSectionInput, options: DnsServe
     const question = request.questions[0];
     const qname = normalizeName(question?.name ?? '');
     const behaviour = behaviours.get(qname);
-    queries.push({ name: qname, type: typeName(question?.type ?? 0) ?? String(question?.type), transport });
+    queries.push({ name: qname, type: rrTypeName(question?.type ?? 0) ?? String(question?.type), transport });
     if (behaviour?.timeout) return;
     const response = respond(request, zone, behaviour, transport);
     timers.later(baseLatencyMs + (behaviour?.latencyMs ?? 0), () => {
@@ -125,14 +126,14 @@ function respond(request: DnsPacket, zone: Zone, behaviour: NameBehaviour | unde
   // Services use this server as their resolver, so it claims recursion like one.
   header.ra = 1;
   // RFC 6891 §7: a server that understands EDNS answers an OPT query with an OPT record.
-  if (request.additionals.some((r) => r.type === EDNS_TYPE)) {
+  if (request.additionals.some((r) => r.type === OPT_TYPE)) {
     const edns = Packet.Resource.EDNS as unknown as (rdata: object[], opts: { udpPayloadSize: number }) => DnsPacket['additionals'][number];
     response.additionals.push(edns([], { udpPayloadSize: EDNS_PAYLOAD_BYTES }));
   }
   const question = request.questions[0];
   if (request.header.opcode !== 0) return withRcode(response, RCODE.NOTIMP);
   if (question === undefined || request.questions.length !== 1) return withRcode(response, RCODE.FORMERR);
-  if (question.class !== CLASS_IN && question.class !== ANY_TYPE) return withRcode(response, RCODE.REFUSED);
+  if (question.class !== CLASS_IN && question.class !== CLASS_ANY) return withRcode(response, RCODE.REFUSED);
   if (behaviour?.servfail) return withRcode(response, RCODE.SERVFAIL);
   if (behaviour?.truncate && transport === 'udp') {
     header.tc = 1;

@@ -1,32 +1,8 @@
-// Mapping between world records and dns2 wire resources.
+// Mapping between world records and dns2 wire resources. Type codes come from @dv/net's one
+// record-type table, the one the platform's resolver reads too (dns2's own table lacks DS).
 import type { Resource } from 'dns2';
-import type { DnsRecord, DnsRecordType } from '../schema.ts';
-
-// IANA RR type codes; dns2's own table lacks DS, so the codes live here as data.
-export const TYPE_CODES: Readonly<Record<DnsRecordType, number>> = {
-  A: 1,
-  NS: 2,
-  CNAME: 5,
-  SOA: 6,
-  PTR: 12,
-  MX: 15,
-  TXT: 16,
-  AAAA: 28,
-  SRV: 33,
-  DS: 43,
-  DNSKEY: 48,
-  SPF: 99,
-  CAA: 257,
-};
-
-export const ANY_TYPE = 255;
-export const CLASS_IN = 1;
-export const EDNS_TYPE = 41;
-
-export function typeName(code: number): DnsRecordType | undefined {
-  const entry = Object.entries(TYPE_CODES).find(([, value]) => value === code);
-  return entry?.[0] as DnsRecordType | undefined;
-}
+import { CLASS_IN, RR_TYPE } from '@dv/net';
+import type { DnsRecord } from '../schema.ts';
 
 // dns2 encodes each type from differently named fields; this is the one place that knows them.
 function rdata(record: DnsRecord): Record<string, unknown> {
@@ -72,5 +48,5 @@ function rdata(record: DnsRecord): Record<string, unknown> {
 }
 
 export function toResource(record: DnsRecord): Resource {
-  return { name: record.name, type: TYPE_CODES[record.type], class: CLASS_IN, ttl: record.ttl, ...rdata(record) } as unknown as Resource;
+  return { name: record.name, type: RR_TYPE[record.type], class: CLASS_IN, ttl: record.ttl, ...rdata(record) } as unknown as Resource;
 }

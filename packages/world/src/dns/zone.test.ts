@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRecords } from '../load.ts';
-import { TYPE_CODES } from './wire.ts';
+import { RR_TYPE } from '@dv/net';
 import { Zone } from './zone.ts';
 
 describe('Zone', () => {
@@ -11,7 +11,7 @@ describe('Zone', () => {
         { name: 'b.test', type: 'CNAME', target: 'a.test' },
       ]),
     );
-    const answer = zone.lookup('a.test', TYPE_CODES.A);
+    const answer = zone.lookup('a.test', RR_TYPE.A);
     expect(answer.rcode).toBe('NOERROR');
     expect(answer.answers.length).toBeGreaterThan(1);
     expect(answer.answers.length).toBeLessThanOrEqual(9);
@@ -24,11 +24,11 @@ describe('Zone', () => {
         { name: 'web.test', type: 'A', address: '127.0.0.9' },
       ]),
     );
-    expect(zone.lookup('www.test', TYPE_CODES.CNAME).answers.map((r) => r.type)).toEqual(['CNAME']);
+    expect(zone.lookup('www.test', RR_TYPE.CNAME).answers.map((r) => r.type)).toEqual(['CNAME']);
   });
 
   it('answers NXDOMAIN without an SOA when no zone encloses the name', () => {
     const zone = new Zone([]);
-    expect(zone.lookup('nothing.test', TYPE_CODES.A)).toEqual({ rcode: 'NXDOMAIN', answers: [], authority: [], authenticated: false });
+    expect(zone.lookup('nothing.test', RR_TYPE.A)).toEqual({ rcode: 'NXDOMAIN', answers: [], authority: [], authenticated: false });
   });
 });

@@ -1,7 +1,7 @@
 // Authoritative answers computed from a flat record list: RCODE, answers, negative-answer SOA, AD.
 import { ancestors, isAtOrBelow, normalizeName } from '../names.ts';
 import type { DnsRecord } from '../schema.ts';
-import { ANY_TYPE, TYPE_CODES } from './wire.ts';
+import { QTYPE_ANY, RR_TYPE } from '@dv/net';
 
 export type Rcode = 'NOERROR' | 'NXDOMAIN';
 
@@ -39,7 +39,7 @@ export class Zone {
     let current = qname;
     for (let hop = 0; hop <= MAX_CNAME_CHAIN; hop += 1) {
       const here = this.byName.get(current) ?? [];
-      const matching = here.filter((r) => typeCode === ANY_TYPE || TYPE_CODES[r.type] === typeCode);
+      const matching = here.filter((r) => typeCode === QTYPE_ANY || RR_TYPE[r.type] === typeCode);
       if (matching.length > 0) {
         answers.push(...matching);
         return this.answer('NOERROR', answers, qname);
