@@ -12,7 +12,7 @@ import tseslint from 'typescript-eslint';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '@dv/stack';
 import workspaces, { readWorkspaces } from '../scripts/eslint/workspace-imports.js';
-import { findCycle, workspaceGraph } from '../scripts/workspace-cycles.ts';
+import { findCycle, layerBreaches, workspaceGraph } from '../scripts/workspace-cycles.ts';
 
 // The rule alone (no type-aware or style rules), so linting the whole tree stays quick.
 const eslint = new ESLint({
@@ -103,8 +103,31 @@ describe('workspace cycles', () => {
     expect(run.stderr).toContain('workspace cycle (package.json dependencies + devDependencies): @x/runtime -> @x/test-kit -> @x/runtime');
   });
 
+  it('fails on a package or a service declaring a workspace above its layer', () => {
+    const root = mkdtempSync(join(tmpdir(), 'layering-'));
+    dirs.push(root);
+    const write = (dir: string, pkg: object): void => {
+      mkdirSync(join(root, dir), { recursive: true });
+      writeFileSync(join(root, dir, 'package.json'), JSON.stringify(pkg));
+    };
+    write('', { name: 'repo', workspaces: ['packages/*', 'infra', 'gateway', 'lookup'] });
+    write('packages/runtime', { name: '@x/runtime', devDependencies: { '@x/gateway': '*' } });
+    write('infra', { name: '@x/infra', dependencies: { '@x/gateway': '*', '@x/runtime': '*' } });
+    write('gateway', { name: '@x/gateway', dependencies: { '@x/runtime': '*' } });
+    write('lookup', { name: '@x/lookup', devDependencies: { '@x/gateway': '*', '@x/infra': '*' } });
+    expect(layerBreaches(root)).toEqual([
+      'packages/runtime/package.json declares @x/gateway (gateway): a package may depend on packages/* only',
+      'lookup/package.json declares @x/gateway (gateway): a service may depend on packages/* only',
+      'lookup/package.json declares @x/infra (infra): a service may depend on packages/* only',
+    ]);
+    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/workspace-cycles.ts'), root], { encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('lookup/package.json declares @x/infra (infra)');
+  });
+
   it('finds none in the real workspaces', () => {
     expect(findCycle(workspaceGraph(REPO_ROOT))).toBeNull();
+    expect(layerBreaches(REPO_ROOT)).toEqual([]);
     const run = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/workspace-cycles.ts')], { encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
   });
