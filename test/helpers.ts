@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { connectMongo, type MongoDependency } from '../packages/runtime/src/mongo.ts';
 
@@ -41,4 +42,14 @@ export async function call(url: string, path: string, opts: { method?: string; k
     // not JSON
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+/** Deletes a test's Redis keys (its own prefix) so a shared Redis does not fill up across runs. */
+export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
 }

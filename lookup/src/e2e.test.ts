@@ -9,8 +9,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, type RunningProcess } from '../../infra/src/services.ts';
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '../../infra/src/world/index.ts';
-import { stackEnv } from '../../test/helpers.ts';
-import { deleteByPrefix } from './testing/harness.ts';
+import { deleteByPrefix, stackEnv } from '../../test/helpers.ts';
 
 // The service as it ships (lookup/src/main.ts in a child process) with the real mailsec engine,
 // pointed at the simulated internet: every REST tool against scripted domains, the MCP client,

@@ -9,7 +9,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { COLLECTIONS, CONSUMERS, KV_BUCKETS, STREAMS, type PlanName } from '@dv/contracts';
 import { createAccount, createApiKey, type Account } from '@dv/accounts';
 import { connectNats, connectRedis, createHttpApp, createLogger, createRegistry, ensureKvBuckets, ensureStreams, loadConfig, natsManager, type MongoDependency, type NatsDependency, type RedisDependency } from '@dv/runtime';
-import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
+import { deleteByPrefix, isolatedMongo, stackEnv } from '../../../test/helpers.ts';
 import { applySchema } from '../../../infra/src/demo-account.ts';
 import { REPO_ROOT, startStack, type Stack } from '../../../infra/src/stack/stack.ts';
 import { mountGateway } from '../app.ts';
@@ -143,15 +143,6 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-}
-
-export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
 }
 
 /** fetch with a bearer key and JSON body (shared with the other test harnesses). */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import { connectRedis, createHttpApp, createLogger, createRegistry, finishHttpApp, loadConfig, type MongoDependency, type RedisDependency } from '@dv/runtime';
-import { isolatedMongo, stackEnv } from '../../../test/helpers.ts';
+import { deleteByPrefix, isolatedMongo, stackEnv } from '../../../test/helpers.ts';
 import { mountLookup } from '../app.ts';
 import { lookupConfigSchema } from '../config.ts';
 import { createLookupContext, type LookupContext } from '../context.ts';
@@ -64,13 +64,4 @@ export async function startLookup(opts: { engine: Engine; env?: Record<string, s
     await mongo?.close();
     throw err;
   }
-}
-
-export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
 }
