@@ -1,10 +1,10 @@
 // The lookup service's two admin actions for `npm run admin`: mint a free key for an email without
 // the email round trip, and give a client its daily allowance back. Both go through the service's
 // own store and limiter code, so keys and counters are exactly what the service reads.
-import { ensureCollections } from '@dv/runtime';
+import { DayLimiter, ensureCollections } from '@dv/runtime';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
-import { DailyLimiter, FreeKeyStore, LOOKUP_COLLECTIONS, LOOKUP_DEFAULTS, QUOTA_LIMITER_NAMES, QUOTA_SUBJECTS, ownerOf } from '@dv/lookup/admin';
+import { FreeKeyStore, LOOKUP_COLLECTIONS, LOOKUP_DEFAULTS, QUOTA_LIMITER_NAMES, QUOTA_SUBJECTS, ownerOf } from '@dv/lookup/admin';
 
 /**
  * A new free key for `email`, as if its owner had clicked the verification link: the same store
@@ -26,6 +26,6 @@ export type QuotaTarget = { email: string } | { ip: string };
 export async function resetLookupQuota(redis: Redis, target: QuotaTarget, keyPrefix: string = process.env.REDIS_KEY_PREFIX ?? LOOKUP_DEFAULTS.redisKeyPrefix): Promise<{ tier: 'free' | 'anonymous'; subject: string; had_usage: boolean }> {
   const tier = 'email' in target ? 'free' : 'anonymous';
   const subject = 'email' in target ? QUOTA_SUBJECTS.free(ownerOf(target.email)) : QUOTA_SUBJECTS.anonymous(target.ip);
-  const limiter = new DailyLimiter({ redis, keyPrefix: `${keyPrefix}${QUOTA_LIMITER_NAMES[tier]}`, limit: 1 });
+  const limiter = new DayLimiter({ redis, keyPrefix: `${keyPrefix}${QUOTA_LIMITER_NAMES[tier]}` });
   return { tier, subject, had_usage: await limiter.reset(subject) };
 }

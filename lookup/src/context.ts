@@ -1,10 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
-import { AuthAttemptLimiter, NegativeCache, type Logger } from '@dv/runtime';
+import { AuthAttemptLimiter, DayLimiter, NegativeCache, type DailyAllowance, type Logger } from '@dv/runtime';
 import { ResultCache } from './cache.ts';
 import type { LookupConfig } from './config.ts';
-import { DailyLimiter } from './daily.ts';
 import type { Engine } from './engine.ts';
 import type { Tier } from './envelope.ts';
 import { createSmtpMailer, type Mailer } from './keys/mailer.ts';
@@ -19,8 +18,8 @@ export interface LookupContext {
   log: Logger;
   metrics: LookupMetrics;
   cache: ResultCache;
-  quotas: Record<Tier, DailyLimiter>;
-  keyRequestLimits: { perEmail: DailyLimiter; perIp: DailyLimiter };
+  quotas: Record<Tier, DailyAllowance>;
+  keyRequestLimits: { perEmail: DailyAllowance; perIp: DailyAllowance };
   keys: FreeKeyStore;
   /** Abuse before authentication: presented keys' MongoDB lookups per client IP, and keys known to be unknown. */
   keyAttempts: AuthAttemptLimiter;
@@ -48,7 +47,7 @@ export function createLookupContext(opts: LookupContextOptions): LookupContext {
   const { config, redis } = opts;
   const now = opts.now ?? Date.now;
   const prefix = config.REDIS_KEY_PREFIX;
-  const daily = (name: string, limit: number) => new DailyLimiter({ redis, keyPrefix: `${prefix}${name}`, limit, now });
+  const daily = (name: string, limit: number) => new DayLimiter({ redis, keyPrefix: `${prefix}${name}`, now }).withLimit(limit);
   const mailer = opts.mailer ?? (config.SMTP_RELAY_URL ? createSmtpMailer({ relayUrl: config.SMTP_RELAY_URL, from: config.MAIL_FROM, timeoutMs: config.SMTP_TIMEOUT_MS }) : undefined);
   return {
     config,

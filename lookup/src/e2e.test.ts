@@ -9,8 +9,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, type RunningProcess } from '@dv/stack';
 import { DEFAULT_WORLD_PATH, loadWorld, startWorld, type WorldHandle } from '@dv/world';
-import { stackEnv } from '@dv/test-kit';
-import { deleteByPrefix } from './testing/harness.ts';
+import { deleteByPrefix, stackEnv } from '@dv/test-kit';
 
 // The service as it ships (lookup/src/main.ts in a child process) with the real mailsec engine,
 // pointed at the simulated internet: every REST tool against scripted domains, the MCP client,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nextUtcMidnightMs } from '@dv/runtime';
 import { quotaSubject } from './client.ts';
-import { nextUtcMidnightMs } from './daily.ts';
 import { createFakeEngine, type FakeEngine } from './testing/fake-engine.ts';
 import { startLookup, type LookupHarness } from './testing/harness.ts';
 

@@ -203,19 +203,14 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
   if (o.catchAll !== null) {
     const t1 = o.now();
     if (!ext.pipelining) conn.send(probe);
-    const raw = await conn.read(o.timeouts.commandMs, 'RCPT');
-    const reply = toSmtpReply(raw);
-    o.observe('rcpt', reply);
-    if (raw.code === 421) {
-      result.cut = { stage: 'rcpt', reply };
-      return result;
-    }
-    if (countsAsError(reply)) result.errors += 1;
+    const answer = await readRcpt(conn, o, result);
+    if (answer === undefined) return result;
+    const { reply, tooMany } = answer;
     o.onCatchAll(reply, o.now() - (ext.pipelining ? t0 : t1));
-    if (isTooManyRecipients(raw.code, reply.enhanced, reply.text)) result.limitAfter = 0;
+    if (tooMany) result.limitAfter = 0;
     else answered += 1;
     // 250/251 only: a 252 "cannot verify" says nothing about the domain accepting everything.
-    if (raw.code === 250 || raw.code === 251) {
+    if (reply.code === 250 || reply.code === 251) {
       result.catchAllAccepted = true;
       result.reusable = await endTransaction(conn, ext, o.timeouts, o.keepOpen === true);
       return result;
@@ -244,18 +239,11 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
       sent = i + n;
       groupStart = o.now();
     }
-    const raw = await conn.read(o.timeouts.commandMs, 'RCPT');
-    const reply = toSmtpReply(raw);
-    o.observe('rcpt', reply);
-    if (raw.code === 421) {
-      // Not an answer about this address: the channel is closing (RFC 5321 §3.8), often a
-      // directory-harvest defence's "too many errors". This RCPT and the rest stay unanswered.
-      result.cut = { stage: 'rcpt', reply };
-      return result;
-    }
-    if (countsAsError(reply)) result.errors += 1;
+    const answer = await readRcpt(conn, o, result);
+    if (answer === undefined) return result;
+    const { reply, tooMany } = answer;
     o.onRcpt(to, reply, o.now() - groupStart);
-    if (isTooManyRecipients(raw.code, reply.enhanced, reply.text)) {
+    if (tooMany) {
       result.limitAfter ??= answered;
       result.deferred.push(to);
     } else if (result.limitAfter === null) {
@@ -264,6 +252,24 @@ export async function transaction(conn: SmtpConnection, ext: Extensions, o: Tran
   }
   result.reusable = await endTransaction(conn, ext, o.timeouts, o.keepOpen === true);
   return result;
+}
+
+/**
+ * Reads the next RCPT reply and books what every RCPT reply books (observed, counted as an error
+ * when it is one). Undefined when it is a 421: not an answer about the address but the channel
+ * closing (RFC 5321 §3.8), often a directory-harvest defence's "too many errors"; `result.cut`
+ * is set and this RCPT and the rest stay unanswered.
+ */
+async function readRcpt(conn: SmtpConnection, o: TransactionOptions, result: TransactionResult): Promise<{ reply: SmtpReply; tooMany: boolean } | undefined> {
+  const raw = await conn.read(o.timeouts.commandMs, 'RCPT');
+  const reply = toSmtpReply(raw);
+  o.observe('rcpt', reply);
+  if (raw.code === 421) {
+    result.cut = { stage: 'rcpt', reply };
+    return undefined;
+  }
+  if (countsAsError(reply)) result.errors += 1;
+  return { reply, tooMany: isTooManyRecipients(raw.code, reply.enhanced, reply.text) };
 }
 
 /**

@@ -50,7 +50,7 @@ export const accountRoute = defineRoute({
         emails_per_job: a.limits.emailsPerJob,
         concurrent_jobs: a.limits.concurrentJobs,
         single_checks_in_flight: a.limits.singleChecksInFlight,
-        emails_used_today: await ctx.limits.usedToday(a._id, a.limits),
+        emails_used_today: await ctx.limits.usedToday(a._id),
         daily_reset_at: reset.toISOString(),
       },
       key: { id: k._id, name: k.name, prefix: k.prefix, mode: k.mode, created_at: new Date(k.created_at).toISOString(), last_used_at: k.last_used_at ? new Date(k.last_used_at).toISOString() : null },

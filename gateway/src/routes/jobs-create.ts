@@ -10,7 +10,7 @@ import { vetWebhookUrl, webhookUrlField } from '../http/webhook-url.ts';
 import type { Caller } from '../services/auth.ts';
 import { fingerprint, type Reply } from '../services/idempotency.ts';
 import { Intake } from '../services/intake.ts';
-import { jobTooLarge } from '../services/jobs.ts';
+import { jobTooLarge, type JobSettings } from '../services/jobs.ts';
 import { parseUpload } from '../services/upload.ts';
 import { jobView, type JobView } from '../services/views.ts';
 
@@ -83,14 +83,8 @@ export interface HeldListSlot {
   heldListSlot?: string;
 }
 
-interface Prepared {
+interface Prepared extends JobSettings {
   intake: Intake;
-  label: string | null;
-  maxAgeDays: number | null;
-  forceFresh: boolean;
-  notifyEmail: boolean;
-  webhookUrl: string | null;
-  maxWallSeconds: number | null;
   fp: string;
   /** A retry with the same key gets the job an earlier, failed try stored (JobService.create). */
   idempotencyKey?: string;
@@ -173,16 +167,11 @@ async function create(ctx: GatewayContext, caller: Caller, p: Prepared, heldSlot
     throw validationError([{ loc: ['body'], msg: `no valid address to verify (${s.invalidTotal} invalid, ${s.duplicates} duplicates)`, type: 'no_valid_emails', ctx: { invalid: s.invalid.slice(0, 20) } }]);
   }
   const startedAt = Date.now();
+  const { intake: _intake, fp: _fp, ...settings } = p;
   const job = await ctx.jobs.create(caller, {
     kind: 'list',
-    idempotencyKey: p.idempotencyKey,
+    ...settings,
     items: s.items,
-    label: p.label,
-    maxAgeDays: p.maxAgeDays,
-    forceFresh: p.forceFresh,
-    notifyEmail: p.notifyEmail,
-    webhookUrl: p.webhookUrl,
-    maxWallSeconds: p.maxWallSeconds,
     ...(heldSlot ? { jobId: heldSlot, slotHeld: true } : {}),
   });
   // A job made before this request is an earlier try's (same Idempotency-Key): counted then.

@@ -23,7 +23,17 @@ export { publishedPrefix } from './job-publish.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export interface NewJob {
+/** What the caller chose for a job (POST /v1/jobs as JSON or as an upload, MCP, single checks). */
+export interface JobSettings {
+  label: string | null;
+  maxAgeDays: number | null;
+  forceFresh: boolean;
+  notifyEmail: boolean;
+  webhookUrl: string | null;
+  maxWallSeconds: number | null;
+}
+
+export interface NewJob extends JobSettings {
   /**
    * Set by callers that must listen for the job's end before it exists. A retry that finds its
    * earlier job (idempotencyKey) gets that job back, with another id: callers compare.
@@ -33,12 +43,6 @@ export interface NewJob {
   idempotencyKey?: string;
   kind: JobKind;
   items: IntakeItem[];
-  label: string | null;
-  maxAgeDays: number | null;
-  forceFresh: boolean;
-  notifyEmail: boolean;
-  webhookUrl: string | null;
-  maxWallSeconds: number | null;
   /** The caller already holds this job's slot under `jobId` (MCP verify_list_from_url takes it before downloading the list). */
   slotHeld?: boolean;
 }

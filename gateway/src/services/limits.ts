@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { PlanLimits } from '@dv/contracts';
-import { ApiError } from '@dv/runtime';
+import { ApiError, DayLimiter } from '@dv/runtime';
 
 // The spec's limits, counted in Redis so they hold across gateway replicas:
-// - requests per minute per account (all keys together) and live emails per UTC day:
-//   rate-limiter-flexible counters;
+// - requests per minute per account (all keys together): a rate-limiter-flexible counter;
+// - live emails per UTC day: a DayLimiter counter (@dv/runtime);
 // - concurrent list jobs and single checks in flight: a sorted set of running job ids per account
 //   (score = start time), taken atomically by a Lua script. The scheduler finishes jobs without
 //   telling Redis, so when a set looks full it is rebuilt from MongoDB (the truth) and tried again:
@@ -34,12 +34,13 @@ export interface LimitsOptions {
 export class Limits {
   private readonly opts: LimitsOptions;
   private readonly perMinute = new Map<number, RateLimiterRedis>();
-  private readonly perDay = new Map<number, RateLimiterRedis>();
+  private readonly perDay: DayLimiter;
   private readonly now: () => number;
 
   constructor(opts: LimitsOptions) {
     this.opts = opts;
     this.now = opts.now ?? Date.now;
+    this.perDay = new DayLimiter({ redis: opts.redis, keyPrefix: `${opts.prefix}day`, keyOrder: 'subject:day', now: this.now });
     opts.redis.defineCommand('dvAcquireSlot', { numberOfKeys: 1, lua: ACQUIRE });
   }
 
@@ -93,41 +94,21 @@ export class Limits {
     }
   }
 
-  private dayKey(accountId: string): string {
-    return `${accountId}:${new Date(this.now()).toISOString().slice(0, 10)}`;
-  }
-
-  /** Seconds until 00:00 UTC, when the daily cap resets. */
-  secondsToUtcMidnight(): number {
-    const now = this.now();
-    const next = new Date(now);
-    next.setUTCHours(24, 0, 0, 0);
-    return Math.max(1, Math.ceil((next.getTime() - now) / 1000));
-  }
-
   /** Takes `n` live emails from today's cap; returns how to give them back if the job is not created. */
   async takeDaily(accountId: string, limits: PlanLimits, n: number): Promise<() => Promise<void>> {
     if (n <= 0) return async () => undefined;
-    const limiter = this.limiter(this.perDay, 'day', Math.max(1, limits.emailsPerDay), 2 * 24 * 60 * 60);
-    const key = this.dayKey(accountId);
-    try {
-      await limiter.consume(key, n);
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      // A refused take must not eat the allowance.
-      await limiter.reward(key, n);
-      const used = Math.max(0, err.consumedPoints - n);
-      const seconds = this.secondsToUtcMidnight();
-      throw new ApiError('daily_cap_reached', `This would exceed the account's ${limits.emailsPerDay} live emails per day (${used} used today); the cap resets at 00:00 UTC.`, {}, { 'Retry-After': String(seconds) });
+    // A refused take does not eat the allowance.
+    const take = await this.perDay.take(accountId, Math.max(1, limits.emailsPerDay), n);
+    if (!take.allowed) {
+      throw new ApiError('daily_cap_reached', `This would exceed the account's ${limits.emailsPerDay} live emails per day (${take.count} used today); the cap resets at 00:00 UTC.`, {}, { 'Retry-After': String(this.perDay.secondsToReset()) });
     }
     return async () => {
-      await limiter.reward(key, n).catch(() => undefined);
+      await take.refund().catch(() => undefined);
     };
   }
 
-  async usedToday(accountId: string, limits: PlanLimits): Promise<number> {
-    const res = await this.limiter(this.perDay, 'day', Math.max(1, limits.emailsPerDay), 2 * 24 * 60 * 60).get(this.dayKey(accountId));
-    return res?.consumedPoints ?? 0;
+  async usedToday(accountId: string): Promise<number> {
+    return this.perDay.used(accountId);
   }
 
   private slotKey(accountId: string, kind: SlotKind): string {

@@ -8,26 +8,16 @@ import type { ResultField } from '../http/schemas.ts';
 
 // The job status object (spec "Job"; the full field list is our decision, docs/gateway.md).
 
-export interface JobView {
+/** The job document's fields the view shows as stored (dates and nested states are converted below). */
+type StoredFields = 'kind' | 'mode' | 'status' | 'label' | 'done' | 'total' | 'counts' | 'credits_charged' | 'credits_refunded' | 'max_age_days' | 'force_fresh' | 'notify_email' | 'max_wall_seconds';
+
+export interface JobView extends Pick<JobDoc, StoredFields> {
   job_id: string;
   object: 'job';
-  kind: JobDoc['kind'];
-  mode: JobDoc['mode'];
-  status: JobDoc['status'];
-  label: string | null;
-  done: number;
-  total: number;
-  counts: JobDoc['counts'];
   eta_seconds: number | null;
   /** Why eta_seconds is null while the job runs (no_probe_capacity). */
   eta_reason: LoadReason | null;
   load: LoadView['load'];
-  credits_charged: number;
-  credits_refunded: number;
-  max_age_days: number | null;
-  force_fresh: boolean;
-  notify_email: boolean;
-  max_wall_seconds: number | null;
   deadline_at: string | null;
   webhook: { url: string; attempts: number; last_status: number | null; last_error: string | null; next_attempt_at: string | null; delivered_at: string | null } | null;
   /** Added: the completion email's state (JobDoc.notify), e.g. unsent_reason no_smtp_relay. */

@@ -10,7 +10,7 @@ import { COLLECTIONS, CONSUMERS, KV_BUCKETS, STREAMS, type PlanName } from '@dv/
 import { createAccount, createApiKey, type Account } from '@dv/accounts';
 import { connectNats, connectRedis, createHttpApp, createLogger, createRegistry, ensureKvBuckets, ensureStreams, loadConfig, natsManager, type MongoDependency, type NatsDependency, type RedisDependency } from '@dv/runtime';
 import { isolatedMongo } from '@dv/runtime/testing';
-import { stackEnv } from '@dv/test-kit';
+import { deleteByPrefix, stackEnv } from '@dv/test-kit';
 import { applySchema } from '@dv/stack';
 import { REPO_ROOT, startStack, type Stack } from '@dv/stack';
 import { mountGateway } from '../app.ts';
@@ -144,15 +144,6 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-}
-
-export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
 }
 
 /** fetch with a bearer key and JSON body (shared with the other test harnesses). */

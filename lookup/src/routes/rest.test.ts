@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { nextUtcMidnightMs } from '../daily.ts';
+import { nextUtcMidnightMs } from '@dv/runtime';
 import { createFakeEngine, type FakeEngine } from '../testing/fake-engine.ts';
 import { startLookup, type LookupHarness } from '../testing/harness.ts';
 import { TOOLS } from '../tools.ts';

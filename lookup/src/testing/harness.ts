@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import { connectRedis, createHttpApp, createLogger, createRegistry, finishHttpApp, loadConfig, type MongoDependency, type RedisDependency } from '@dv/runtime';
 import { isolatedMongo } from '@dv/runtime/testing';
-import { stackEnv } from '@dv/test-kit';
+import { deleteByPrefix, stackEnv } from '@dv/test-kit';
 import { mountLookup } from '../app.ts';
 import { lookupConfigSchema } from '../config.ts';
 import { createLookupContext, type LookupContext } from '../context.ts';
@@ -65,13 +65,4 @@ export async function startLookup(opts: { engine: Engine; env?: Record<string, s
     await mongo?.close();
     throw err;
   }
-}
-
-export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
 }

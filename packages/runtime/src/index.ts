@@ -18,3 +18,4 @@ export * from './service.ts';
 export * from './js-publisher.ts';
 export * from './auth-attempts.ts';
 export * from './route/index.ts';
+export * from './day-limiter.ts';

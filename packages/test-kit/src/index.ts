@@ -1,6 +1,7 @@
 // Helpers every workspace's tests share. This package depends on no workspace, so any package's
 // tests may use it without a cycle; helpers that need a workspace live in that workspace's own
 // `testing` export (isolatedMongo: @dv/runtime/testing).
+import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 
 declare module 'vitest' {
@@ -55,4 +56,14 @@ export function rng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** Deletes a test's Redis keys (its own prefix) so a shared Redis does not fill up across runs. */
+export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
 }

@@ -25,6 +25,8 @@ export type { StartWorldOptions, WorldHandle } from './world.ts';
 export { startDnsServer } from './dns/server.ts';
 export { startLyingDnsServer, type LiarMode, type LyingDnsServer } from './dns/liar.ts';
 export type { DnsQuery, DnsServerHandle, DnsServerOptions } from './dns/server.ts';
+export { listenDns } from './dns/transport.ts';
+export type { DnsClient, DnsListener, DnsListenOptions, DnsRequestHandler, DnsSend, DnsTransport } from './dns/transport.ts';
 export { startSmtpHost, startSmtpHosts } from './smtp/host.ts';
 export type { SmtpHostHandle, SmtpHostOptions } from './smtp/host.ts';
 export type { SmtpHostStats, SmtpSessionLog } from './smtp/stats.ts';

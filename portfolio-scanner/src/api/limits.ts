@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { PortfolioPlan } from '@dv/contracts';
+import { DAY_TAKE_LUA, DayLimiter } from '@dv/runtime';
 import { PortfolioError } from './errors.ts';
 
 // The spec's limits, counted in Redis so they hold across replicas: requests per minute per API
@@ -11,20 +12,19 @@ export interface LimitState {
   headers: Record<string, string>;
 }
 
-const DAY_S = 86_400;
-
 // Both limits in one script: the per-minute count of the key first; only when it is within the
-// limit is the account's day counted, and a day over its quota is given its call back. Fixed
-// windows from the first call, as rate-limiter-flexible keeps them (same keys and values, so its
-// tools read them). Two sequential calls were a third of an authenticated call.
+// limit is the account's day counted (day_take, the DayLimiter's own step, so a day over its quota
+// is given its call back). The minute window is fixed from the first call, as rate-limiter-flexible
+// keeps it (same keys and values, so its tools read them). Two sequential calls were a third of an
+// authenticated call.
 //
 // One script runs the calls of a whole batch (below), in order: KEYS are each call's minute and day
 // keys in turn, ARGV the two windows and then each call's two limits; the reply is four integers
 // per call (outcome, minute count, minute window left in ms, day count). One command per batch
 // rather than one per call: the client builds, writes and decodes one, and Redis runs one script.
 // (All keys of a batch in one script: fine on one Redis or Sentinel, not on Redis Cluster.)
-const TAKE = `
-local minuteMs, dayMs = tonumber(ARGV[1]), ARGV[2]
+const TAKE = `${DAY_TAKE_LUA}
+local minuteMs, dayMs = tonumber(ARGV[1]), tonumber(ARGV[2])
 local out = {}
 for i = 1, #KEYS / 2 do
   local mk, dk = KEYS[2 * i - 1], KEYS[2 * i]
@@ -36,22 +36,14 @@ for i = 1, #KEYS / 2 do
   if m > rpm then
     out[o + 1], out[o + 2], out[o + 3], out[o + 4] = 0, m, mttl, tonumber(redis.call('GET', dk) or '0')
   else
-    local d = redis.call('INCR', dk)
-    if redis.call('PTTL', dk) < 0 then redis.call('PEXPIRE', dk, dayMs) end
-    if d > perDay then
-      redis.call('DECR', dk)
-      out[o + 1], out[o + 2], out[o + 3], out[o + 4] = 1, m, mttl, d - 1
-    else
-      out[o + 1], out[o + 2], out[o + 3], out[o + 4] = 2, m, mttl, d
-    end
+    local taken, d = day_take(dk, 1, perDay, dayMs)
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4] = taken == 1 and 2 or 1, m, mttl, d
   end
 end
 return out
 `;
 
 const MINUTE_MS = 60_000;
-// The day counter outlives its day (a call at 23:59:59 UTC still finds it the next morning's).
-const DAY_KEY_TTL_MS = 2 * DAY_S * 1000;
 
 interface Call {
   minuteKey: string;
@@ -77,6 +69,8 @@ export class ApiLimits {
   private readonly redis: TakeRedis;
   private readonly prefix: string;
   private readonly now: () => number;
+  // The calls per day of each account: its keys, their time to live and the reset time.
+  private readonly days: DayLimiter;
   private waiting: Call[] = [];
   private inFlight = 0;
   private scheduled = false;
@@ -86,25 +80,7 @@ export class ApiLimits {
     if (!this.redis.portfolioTakeBatch) this.redis.defineCommand('portfolioTakeBatch', { lua: TAKE });
     this.prefix = prefix;
     this.now = now;
-  }
-
-  // The UTC date of the day counter, formatted once per day rather than on every call.
-  private day = { label: '', from: 0, until: 0 };
-
-  private dayKey(accountId: string): string {
-    const now = this.now();
-    if (now < this.day.from || now >= this.day.until) {
-      const from = Math.floor(now / (DAY_S * 1000)) * DAY_S * 1000;
-      this.day = { label: new Date(from).toISOString().slice(0, 10), from, until: from + DAY_S * 1000 };
-    }
-    return `${accountId}:${this.day.label}`;
-  }
-
-  private secondsToUtcMidnight(): number {
-    const now = this.now();
-    const next = new Date(now);
-    next.setUTCHours(24, 0, 0, 0);
-    return Math.max(1, Math.ceil((next.getTime() - now) / 1000));
+    this.days = new DayLimiter({ redis, keyPrefix: `${prefix}papi:day`, keyOrder: 'subject:day', now });
   }
 
   /**
@@ -112,7 +88,7 @@ export class ApiLimits {
    * rate_limit_exceeded (with the headers and Retry-After) when either limit is used up.
    */
   async take(keyId: string, accountId: string, plan: PortfolioPlan): Promise<LimitState> {
-    const [outcome, minuteUsed, minuteMs, dayUsed] = await this.run(`${this.prefix}papi:rpm:${keyId}`, `${this.prefix}papi:day:${this.dayKey(accountId)}`, plan.requestsPerMinute, plan.callsPerDay);
+    const [outcome, minuteUsed, minuteMs, dayUsed] = await this.run(`${this.prefix}papi:rpm:${keyId}`, this.days.key(accountId), plan.requestsPerMinute, plan.callsPerDay);
     const headers = {
       'X-RateLimit-Limit': String(plan.requestsPerMinute),
       'X-RateLimit-Remaining': String(Math.max(0, plan.requestsPerMinute - minuteUsed)),
@@ -125,7 +101,7 @@ export class ApiLimits {
       throw new PortfolioError('rate_limit_exceeded', `Rate limit of ${plan.requestsPerMinute} requests per minute for this API key exceeded; retry in ${s} s.`, { ...headers, 'Retry-After': String(s) });
     }
     if (outcome === 1) {
-      const s = this.secondsToUtcMidnight();
+      const s = this.days.secondsToReset();
       throw new PortfolioError(
         'rate_limit_exceeded',
         `Daily quota of ${plan.callsPerDay} calls for this account used up (the per-minute limit is ${plan.requestsPerMinute} requests); retry in ${s} s, at 00:00 UTC.`,
@@ -158,7 +134,7 @@ export class ApiLimits {
     if (batch.length === 0) return;
     this.inFlight++;
     const keys: string[] = [];
-    const argv: number[] = [MINUTE_MS, DAY_KEY_TTL_MS];
+    const argv: number[] = [MINUTE_MS, this.days.ttlMs()];
     for (const c of batch) {
       keys.push(c.minuteKey, c.dayKey);
       argv.push(c.rpm, c.perDay);

@@ -1,9 +1,14 @@
 // A real authoritative DNS server on loopback that answers exactly the loaded records: absent
 // names are NXDOMAIN, present names without the asked type are NODATA, CNAMEs are followed inside
-// the zone, and timeout markers make the server stay silent. UDP and TCP share one port.
+// the zone, and timeout markers make the server stay silent. UDP and TCP share one port: the
+// simulated internet's DNS transport (listenDns). The answers are this driver's own, since the
+// suite's zone data holds what the world's schema refuses (names with ':', '/', '%' or spaces,
+// empty TXT records, timeouts for some types of a name only); SPF_CONFORMANCE_DNS=world runs the
+// suite on the world's own server instead (world-adapter.ts).
 import { RR_TYPE } from '@dv/net';
-import dns2, { Packet } from 'dns2';
+import { Packet } from 'dns2';
 import type { Packet as PacketType, Resource } from 'dns2';
+import { listenDns } from '@dv/world';
 import { isTimeoutMarker, type TimeoutMarker, type ZoneEntry, type ZoneRecord, type ZoneRecordType } from './zonedata.ts';
 
 /** What the conformance driver needs from a DNS world: the shared simulated internet fits too. */
@@ -113,7 +118,7 @@ export function answer(zone: Zone, request: PacketType): PacketType | null {
 
 export async function startZoneServer(initial: ZoneEntry[] = []): Promise<DnsWorld> {
   let zone = buildZone(initial);
-  const handle = (request: PacketType, send: (r: PacketType) => unknown) => {
+  const listener = await listenDns((request, send) => {
     let response: PacketType | null;
     try {
       response = answer(zone, request);
@@ -122,32 +127,12 @@ export async function startZoneServer(initial: ZoneEntry[] = []): Promise<DnsWor
       response.header.rcode = 2;
     }
     if (response) Promise.resolve().then(() => send(response)).catch(() => undefined);
+  });
+  return {
+    address: listener.server,
+    setRecords(records) {
+      zone = buildZone(records);
+    },
+    close: () => listener.stop(),
   };
-  for (let attempt = 0; ; attempt++) {
-    const udp = dns2.createUDPServer((req, send) => handle(req, send));
-    await udp.listen(0, '127.0.0.1');
-    const port = udp.address().port;
-    const tcp = dns2.createTCPServer((req, send) => handle(req, send));
-    const ok = await new Promise<boolean>((resolve) => {
-      tcp.once('error', () => resolve(false));
-      tcp.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (!ok) {
-      udp.close();
-      if (attempt < 10) continue;
-      throw new Error('could not bind UDP and TCP on one port');
-    }
-    return {
-      address: `127.0.0.1:${port}`,
-      setRecords(records) {
-        zone = buildZone(records);
-      },
-      close: () =>
-        new Promise<void>((resolve) => {
-          udp.close();
-          tcp.close(() => resolve());
-          setTimeout(resolve, 50).unref();
-        }),
-    };
-  }
 }

@@ -2,15 +2,13 @@
 // a selector name alone is a hint, since anyone may pick "s1" or "k1". Ordered; first match wins.
 // Every row names the vendor's documentation of the selector or key host (`doc`).
 
+import { hostSuffix as host } from '../dns/host-pattern.ts';
+
 export interface DkimProviderRow {
   provider: string;
   pattern: RegExp;
   /** Where the vendor documents this key name or host: a URL or the title of its own documentation. */
   doc: string;
-}
-
-function host(suffix: string): RegExp {
-  return new RegExp(`(?:^|\\.)${suffix.replace(/\./g, '\\.')}\\.?$`, 'i');
 }
 
 /** Matched against every name in the selector's CNAME chain. */

@@ -6,15 +6,13 @@
 // Patterns match a whole label suffix, case-insensitively ("_spf.google.com" matches itself and
 // any name under it, never "x_spf.google.com" or "_spf.google.com.evil.example").
 
+import { hostSuffix as host } from './host-pattern.ts';
+
 export interface SpfSenderRow {
   name: string;
   pattern: RegExp;
   /** Where the vendor documents this include: a URL or the title of its own documentation. */
   doc: string;
-}
-
-function host(suffix: string): RegExp {
-  return new RegExp(`(?:^|\\.)${suffix.replace(/\./g, '\\.')}\\.?$`, 'i');
 }
 
 export const SPF_SENDERS: readonly SpfSenderRow[] = [

@@ -8,9 +8,11 @@
 //   NS       a name server host (DNS hosting)
 //   CNAME    the CNAME chain of the domain or of www.<domain> (web hosting / CDN)
 //   CAA      the value of a CAA issue/issuewild record (certificate authorities allowed)
-// Host patterns match a whole label suffix, case-insensitively; TXT patterns match the start.
+// Host patterns match a whole label suffix, case-insensitively ("awsdns-" style fragments are
+// written as explicit regexes); TXT patterns match the start.
 // Every row names the vendor's own documentation of the token or host (`doc`), so it can be checked.
 
+import { hostSuffix as host } from './host-pattern.ts';
 import { SPF_SENDERS } from './spf-senders.ts';
 
 export type TechnologySource = 'TXT' | 'SPF' | 'MX' | 'NS' | 'CNAME' | 'CAA';
@@ -22,11 +24,6 @@ export interface TechnologyRow {
   pattern: RegExp;
   /** Where the vendor documents this token or host: a URL or the title of its own documentation. */
   doc: string;
-}
-
-/** Host suffix pattern: "awsdns-" style fragments are written as explicit regexes instead. */
-function host(suffix: string): RegExp {
-  return new RegExp(`(?:^|\\.)${suffix.replace(/\./g, '\\.')}\\.?$`, 'i');
 }
 
 function txt(prefix: string): RegExp {

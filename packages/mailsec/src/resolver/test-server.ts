@@ -1,9 +1,10 @@
 // A scripted authoritative DNS server on loopback for the resolver's tests (not exported).
 // The script decides, per query, which raw messages go back, so tests can send garbage, wrong
 // ids, truncated replies or nothing at all. UDP and TCP listen on the same port, like a real server.
-import dns2, { Packet } from 'dns2';
-import type { Packet as PacketType, Resource } from 'dns2';
 import type net from 'node:net';
+import { Packet } from 'dns2';
+import type { Packet as PacketType, Resource } from 'dns2';
+import { listenDns, type DnsClient, type DnsSend } from '@dv/world/dns-transport';
 
 export interface TestQuery {
   name: string;
@@ -64,7 +65,7 @@ export async function startTestDnsServer(script: TestScript): Promise<TestDnsSer
   const udpSourcePorts = new Set<number>();
   let inFlight = 0;
   const state = { maxInFlight: 0 };
-  const handle = async (request: PacketType, send: (r: Buffer) => Promise<unknown>, client: unknown, transport: 'udp' | 'tcp') => {
+  const handle = async (request: PacketType, send: DnsSend, client: DnsClient, transport: 'udp' | 'tcp') => {
     const q = request.questions[0];
     if (!q) return;
     const sourcePort = transport === 'udp' ? (client as { port: number }).port : ((client as net.Socket).remotePort ?? 0);
@@ -84,38 +85,18 @@ export async function startTestDnsServer(script: TestScript): Promise<TestDnsSer
       inFlight--;
     }
   };
-  for (let attempt = 0; ; attempt++) {
-    const udp = dns2.createUDPServer((req, send, client) => void handle(req, send, client, 'udp'));
-    await udp.listen(0, '127.0.0.1');
-    const port = udp.address().port;
-    const tcp = dns2.createTCPServer((req, send, client) => void handle(req, send, client, 'tcp'));
-    const ok = await new Promise<boolean>((resolve) => {
-      tcp.once('error', () => resolve(false));
-      tcp.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (!ok) {
-      udp.close();
-      if (attempt < 10) continue;
-      throw new Error('could not bind UDP and TCP on one port');
-    }
-    return {
-      host: '127.0.0.1',
-      port,
-      address: `127.0.0.1:${port}`,
-      queries,
-      udpSourcePorts,
-      get maxInFlight() {
-        return state.maxInFlight;
-      },
-      close: () =>
-        new Promise<void>((resolve) => {
-          udp.close();
-          tcp.close(() => resolve());
-          // Resolver TCP sockets are per query and closed by the client; do not wait on them.
-          setTimeout(resolve, 50).unref();
-        }),
-    };
-  }
+  const listener = await listenDns((req, send, transport, client) => void handle(req, send, client, transport));
+  return {
+    host: listener.host,
+    port: listener.port,
+    address: listener.server,
+    queries,
+    udpSourcePorts,
+    get maxInFlight() {
+      return state.maxInFlight;
+    },
+    close: () => listener.stop(),
+  };
 }
 
 export function sleep(ms: number): Promise<void> {

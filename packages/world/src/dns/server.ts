@@ -1,19 +1,17 @@
 // Authoritative DNS server (UDP and TCP on one loopback port) answering from a world's DNS data.
-import type dgram from 'node:dgram';
-import type net from 'node:net';
-import { Packet, TCPServer, UDPServer } from 'dns2';
+import { Packet } from 'dns2';
 import type { Packet as DnsPacket } from 'dns2';
 import { parseRecords } from '../load.ts';
 import { normalizeName } from '../names.ts';
-import { bindUdp, closeTcp, closeUdp, listenTcp, withPortRetry } from '../ports.ts';
 import { dnsSchema } from '../schema.ts';
 import type { DnsRecordInput, DnsSectionInput, NameBehaviour, NameBehaviourInput } from '../schema.ts';
 import { Timers } from '../timers.ts';
 import { CLASS_ANY, CLASS_IN, OPT_TYPE, rrTypeName } from '@dv/net';
 import { toResource } from './wire.ts';
+import { listenDns, type DnsSend, type DnsTransport } from './transport.ts';
 import { Zone } from './zone.ts';
 
-export type DnsTransport = 'udp' | 'tcp';
+export type { DnsTransport } from './transport.ts';
 
 export interface DnsQuery {
   name: string;
@@ -44,8 +42,6 @@ const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REF
 // RFC 8020-era resolvers and the 2020 DNS flag day settled on 1232 bytes as a safe EDNS payload.
 const EDNS_PAYLOAD_BYTES = 1232;
 
-type Send = (response: DnsPacket) => Promise<unknown> | void;
-
 export async function startDnsServer(section: DnsSectionInput, options: DnsServerOptions = {}): Promise<DnsServerHandle> {
   const dns = dnsSchema.parse(section);
   const host = options.host ?? '127.0.0.1';
@@ -55,7 +51,7 @@ export async function startDnsServer(section: DnsSectionInput, options: DnsServe
   const timers = new Timers();
   const queries: DnsQuery[] = [];
 
-  const handle = (transport: DnsTransport) => (request: DnsPacket, send: Send) => {
+  const handle = (request: DnsPacket, send: DnsSend, transport: DnsTransport) => {
     const question = request.questions[0];
     const qname = normalizeName(question?.name ?? '');
     const behaviour = behaviours.get(qname);
@@ -69,33 +65,8 @@ export async function startDnsServer(section: DnsSectionInput, options: DnsServe
         .catch(() => undefined);
     });
   };
-
-  const sockets = new Set<net.Socket>();
-  const createServers = (): { udp: dgram.Socket; tcp: net.Server } => {
-    const udp = new UDPServer({ type: 'udp4' });
-    const tcp = new TCPServer();
-    udp.on('request', handle('udp'));
-    tcp.on('request', handle('tcp'));
-    tcp.on('connection', (socket: net.Socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => socket.destroy());
-    });
-    return { udp: udp as unknown as dgram.Socket, tcp };
-  };
-
-  // A bound UDP socket cannot be re-bound, so a clash on the TCP side means fresh servers.
-  const { udp, tcp, port } = await withPortRetry(options.port, async (wanted) => {
-    const servers = createServers();
-    try {
-      const bound = await bindUdp(servers.udp, wanted, host);
-      return { ...servers, port: await listenTcp(servers.tcp, bound, host) };
-    } catch (error) {
-      await Promise.all([closeUdp(servers.udp), closeTcp(servers.tcp)]);
-      throw error;
-    }
-  });
-  udp.on('error', () => undefined);
+  const listener = await listenDns(handle, { host, port: options.port });
+  const { port } = listener;
 
   let stopping: Promise<void> | undefined;
   return {
@@ -111,8 +82,7 @@ export async function startDnsServer(section: DnsSectionInput, options: DnsServe
     stop() {
       stopping ??= (async () => {
         timers.cancelAll();
-        for (const socket of sockets) socket.destroy();
-        await Promise.all([closeUdp(udp), closeTcp(tcp)]);
+        await listener.stop();
       })();
       return stopping;
     },
