@@ -18,3 +18,5 @@ export * from './service.ts';
 export * from './js-publisher.ts';
 export * from './auth-attempts.ts';
 export * from './route/index.ts';
+export * from './lease.ts';
+export * from './work-loop.ts';
