@@ -3,7 +3,9 @@
 // - Lanes are durables of one stream, in priority order; each keeps one pull request open for the
 //   room its limit leaves. Priority reserve: the first lane may hold `capacity` messages, every
 //   other lane `capacity - reserve`, so low-priority work never takes the reserved places.
-//   What counts as held is the caller's (`inHand`), plus an optional overall `headroom`.
+//   What counts as held is the caller's (`inHand`), plus an optional overall `headroom`. Each
+//   lane's open pull counts what was in hand when it went out, so together the lanes may briefly
+//   hold more than `capacity`; a lower lane never holds more than its own limit.
 // - Every message goes to `handle` with a Lease (its ack handle). The handler settles the lease or
 //   hands it off (its owner settles it later). A handler that throws or rejects with its lease
 //   unsettled gets a nak delayed by `retryDelayMs(deliveryCount)`: backoff, then redelivery.
