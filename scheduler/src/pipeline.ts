@@ -9,7 +9,7 @@ import { precheck } from '@dv/verdict';
 import type { Finisher } from './finisher.ts';
 import { releaseHeld, type HeldFacts, type HeldItem } from './held.ts';
 import { BatchLoader, Memo } from './memo.ts';
-import { deliveryCount, poisonResult, type PoisonReason } from './poison.ts';
+import { poisonResult, type PoisonReason } from './poison.ts';
 import { sandboxAnswer } from './sandbox.ts';
 import type { ResultStore } from './store.ts';
 
@@ -69,7 +69,7 @@ export class Pipeline {
       lease.term('malformed');
       return Promise.resolve();
     }
-    return this.admit(lease, parsed.data, priority, deliveryCount(msg), requestIdOf(msg.headers));
+    return this.admit(lease, parsed.data, priority, msg.info.deliveryCount, requestIdOf(msg.headers));
   }
 
   private async admit(msg: Lease, message: VerifyItemMessage, priority: 'single' | 'list', deliveries: number, requestId?: string): Promise<void> {
