@@ -8,7 +8,8 @@
 //   hold more than `capacity`; a lower lane never holds more than its own limit.
 // - Every message goes to `handle` with a Lease (its ack handle). The handler settles the lease or
 //   hands it off (its owner settles it later). A handler that throws or rejects with its lease
-//   unsettled gets a nak delayed by `retryDelayMs(deliveryCount)`: backoff, then redelivery.
+//   unsettled gets a nak delayed by `retryDelayMs(deliveryCount)` (default 1 s): backoff, then
+//   redelivery. The handler logs why it failed (it knows what the message was about).
 // - Keep-alive: every unsettled lease gets +WPI every `keepAliveMs` (default a third of the
 //   lanes' shortest ack_wait), so slow work is never redelivered elsewhere meanwhile.
 // - A failed pull (NATS restarting, consumer missing) is tried again after `errorBackoffMs`.
