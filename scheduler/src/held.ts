@@ -1,67 +1,22 @@
 // One item held by this replica: the handle to ack its JetStream message plus the few facts the
 // pipeline needs. The message is acked only once the item's outcome is durable (stored result or
-// parked retry); released (nak) on shutdown so another replica takes it; kept alive with working()
-// meanwhile (one shared interval in scheduler.ts, not a timer per item).
+// parked retry); released (nak) on shutdown so another replica takes it; kept alive with +WPI
+// meanwhile by the intake's work loop (@dv/runtime WorkLoop, one interval, not a timer per item).
 //
 // Memory (docs/scheduler.md, "Benchmark"): a replica holds up to MAX_ITEMS_IN_FLIGHT +
 // STORE_BACKLOG_MAX items for seconds each, so everything held here is promoted to V8's old
-// generation. Hence no JsMsg (its payload is a view into the socket read chunk it arrived in, which
-// pins the whole chunk, plus headers and parsed subjects), no item document (meta, result, dates)
-// and no job document: only the ack subject and the fields used later.
-import type { NatsConnection } from '@nats-io/transport-node';
+// generation. Hence no JsMsg (the Lease answers through the ack subject alone, see
+// @dv/runtime lease.ts), no item document (meta, result, dates) and no job document: only the
+// ack handle and the fields used later.
 import type { JobItemDoc } from '@dv/contracts';
+import type { Lease } from '@dv/runtime';
 import type { ListSignals, SyntaxOk } from '@dv/verdict';
-
-/** What the scheduler does with a held message (JsMsg has these too; tests pass fakes). */
-export interface Acker {
-  ack(): void;
-  nak(delayMs?: number): void;
-  working(): void;
-}
-
-const ACK = Uint8Array.of(43, 65, 67, 75); // +ACK
-const NAK = Uint8Array.of(45, 78, 65, 75); // -NAK
-const WPI = Uint8Array.of(43, 87, 80, 73); // +WPI
-
-/**
- * Acks a JetStream message through its reply (ack) subject, exactly as JsMsg does
- * (`msg.respond(payload)` on the same connection): +ACK, -NAK (with `{"delay": ns}`), +WPI.
- * Only the first final ack (ack/nak) is sent; +WPI may repeat until then.
- */
-export class ReplyAcker implements Acker {
-  private done = false;
-  private readonly nc: Pick<NatsConnection, 'publish'>;
-  readonly reply: string;
-
-  constructor(nc: Pick<NatsConnection, 'publish'>, reply: string) {
-    this.nc = nc;
-    this.reply = reply;
-  }
-
-  ack(): void {
-    this.send(ACK, true);
-  }
-
-  nak(delayMs?: number): void {
-    this.send(delayMs ? new TextEncoder().encode(`-NAK ${JSON.stringify({ delay: delayMs * 1_000_000 })}`) : NAK, true);
-  }
-
-  working(): void {
-    this.send(WPI, false);
-  }
-
-  private send(payload: Uint8Array, final: boolean): void {
-    if (this.done) return;
-    this.done = final;
-    if (this.reply) this.nc.publish(this.reply, payload);
-  }
-}
 
 /** The item fields the scheduler reads or updates while it holds the item (a projection of JobItemDoc). */
 export type HeldFacts = Pick<JobItemDoc, '_id' | 'job_id' | 'account_id' | 'email' | 'ref' | 'attempts' | 'source_ip' | 'first_attempt_at' | 'probe_node'>;
 
 export interface HeldItem {
-  msg: Acker;
+  msg: Lease;
   item: HeldFacts;
   mode: 'live' | 'sandbox';
   priority: 'single' | 'list';
@@ -105,14 +60,5 @@ export function releaseHeld(h: HeldItem, delayMs = 0): void {
     h.msg.nak(delayMs);
   } catch {
     // Connection down: ack_wait expiry redelivers it anyway.
-  }
-}
-
-export function touchHeld(h: HeldItem): void {
-  if (h.settled) return;
-  try {
-    h.msg.working();
-  } catch {
-    // ignore: a missed progress ack at worst means a redelivery, which is idempotent.
   }
 }

@@ -1,9 +1,13 @@
-// Pulls items from the two durable consumers shared by every replica. Single checks go first:
-// their loop may use SINGLE_RESERVE more in-flight room than the list loop, and the dispatcher
-// always serves batches holding a single check before list batches.
-import { jetstream, type Consumer, type JsMsg } from '@nats-io/jetstream';
+// Pulls items from the two durable consumers shared by every replica, with the runtime's work loop.
+// Single checks go first: their lane may use SINGLE_RESERVE more in-flight room than the list
+// lane, and the dispatcher always serves batches holding a single check before list batches.
+// The loop keeps every held message alive (+WPI every ACK_PROGRESS_INTERVAL_MS) so a politeness
+// wait never reaches ack_wait, and gives back (nak) whatever is still held at stop.
+import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Logger } from '@dv/runtime';
+import { WorkLoop, type Lease, type Logger } from '@dv/runtime';
+
+export type IntakePriority = 'single' | 'list';
 
 export interface IntakeOptions {
   nc: NatsConnection;
@@ -14,66 +18,29 @@ export interface IntakeOptions {
   fetchBatch: number;
   maxInFlight: number;
   singleReserve: number;
-  /** Items currently held by this replica. */
+  keepAliveMs: number;
+  /** Items currently held by this replica, besides the messages being admitted (counted here). */
   inFlight: () => number;
-  onMessage: (msg: JsMsg, priority: 'single' | 'list') => void;
+  /** Takes the message over: acks, releases or hands its lease on; never throws. */
+  onMessage: (msg: JsMsg, lease: Lease, priority: IntakePriority) => Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export class Intake {
-  private stopped = false;
-  private readonly loops: Promise<void>[] = [];
-  private readonly o: IntakeOptions;
-  private readonly active = new Set<{ stop: () => void }>();
-
-  constructor(opts: IntakeOptions) {
-    this.o = opts;
-  }
-
-  start(): void {
-    this.loops.push(this.loop('single', this.o.singleConsumer, this.o.maxInFlight + this.o.singleReserve));
-    this.loops.push(this.loop('list', this.o.listConsumer, this.o.maxInFlight));
-  }
-
-  /** Stops pulling; a pull request still open is cut so nothing new arrives after this returns. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    for (const a of this.active) a.stop();
-    await Promise.all(this.loops);
-  }
-
-  private async loop(priority: 'single' | 'list', durable: string, limit: number): Promise<void> {
-    let consumer: Consumer | null = null;
-    while (!this.stopped) {
-      const room = limit - this.o.inFlight();
-      if (room <= 0) {
-        await sleep(20);
-        continue;
-      }
-      try {
-        consumer ??= await jetstream(this.o.nc).consumers.get(this.o.stream, durable);
-        const msgs = await consumer.fetch({ max_messages: Math.min(room, this.o.fetchBatch), expires: 1_000 });
-        this.active.add(msgs);
-        try {
-          for await (const m of msgs) {
-            if (this.stopped) {
-              // Pulled after stop began: give it straight back.
-              m.nak();
-              continue;
-            }
-            this.o.onMessage(m, priority);
-          }
-        } finally {
-          this.active.delete(msgs);
-        }
-      } catch (err) {
-        if (this.stopped) break;
-        // NATS restarting or the consumer briefly missing: back off and pull again.
-        this.o.log.warn({ err: (err as Error).message, priority }, 'pull failed; retrying');
-        consumer = null;
-        await sleep(500);
-      }
-    }
-  }
+export function createIntake(o: IntakeOptions): WorkLoop<IntakePriority> {
+  const loop: WorkLoop<IntakePriority> = new WorkLoop<IntakePriority>({
+    nc: o.nc,
+    log: o.log,
+    stream: o.stream,
+    lanes: [
+      { name: 'single', durable: o.singleConsumer },
+      { name: 'list', durable: o.listConsumer },
+    ],
+    capacity: o.maxInFlight + o.singleReserve,
+    reserve: o.singleReserve,
+    inHand: () => o.inFlight() + loop.handling,
+    handle: o.onMessage,
+    keepAliveMs: o.keepAliveMs,
+    fetchBatch: o.fetchBatch,
+    idleMs: 20,
+  });
+  return loop;
 }

@@ -20,7 +20,7 @@ function fakeDb(reads: string[], job: Partial<JobDoc> | null): Db {
 }
 
 function pipelineOn(db: Db): { job(id: string): Promise<JobDoc | null> } {
-  const p = new Pipeline({ db, nc: { publish: () => undefined }, log: createLogger('test', 'silent'), store: {} as ResultStore, finisher: {} as Finisher, live: () => undefined, held: new Set(), maxDeliveries: 20, onPoison: () => undefined });
+  const p = new Pipeline({ db, log: createLogger('test', 'silent'), store: {} as ResultStore, finisher: {} as Finisher, live: () => undefined, held: new Set(), maxDeliveries: 20, onPoison: () => undefined });
   return p as unknown as { job(id: string): Promise<JobDoc | null> };
 }
 

@@ -3,14 +3,13 @@
 // cache). Everything else goes to the live path (DNS, batching, politeness, probe).
 import type { Db } from 'mongodb';
 import type { JsMsg } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
 import { COLLECTIONS, cacheId, itemId, verifyItemMessage, type CacheDoc, type JobDoc, type JobItemDoc, type VerifyItemMessage } from '@dv/contracts';
-import { requestIdOf, type Logger } from '@dv/runtime';
+import { requestIdOf, type Lease, type Logger } from '@dv/runtime';
 import { precheck } from '@dv/verdict';
 import type { Finisher } from './finisher.ts';
-import { ReplyAcker, releaseHeld, type Acker, type HeldFacts, type HeldItem } from './held.ts';
+import { releaseHeld, type HeldFacts, type HeldItem } from './held.ts';
 import { BatchLoader, Memo } from './memo.ts';
-import { deliveryCount, poisonResult, type PoisonReason } from './poison.ts';
+import { poisonResult, type PoisonReason } from './poison.ts';
 import { sandboxAnswer } from './sandbox.ts';
 import type { ResultStore } from './store.ts';
 
@@ -23,20 +22,8 @@ const JOB_CACHE_MS = 2_000;
 type LoadedItem = HeldFacts & Pick<JobItemDoc, 'state' | 'next_attempt_at'>;
 const ITEM_PROJECTION = { _id: 1, job_id: 1, account_id: 1, email: 1, ref: 1, attempts: 1, source_ip: 1, first_attempt_at: 1, probe_node: 1, state: 1, next_attempt_at: 1 } as const;
 
-/**
- * A held message is acked through its reply subject (held.ts, ReplyAcker), so the JsMsg itself
- * (payload, headers, a view pinning its socket read chunk) is not kept. JsMsg's implementation
- * exposes the reply subject; should a client version not, the message itself is kept.
- */
-function acker(nc: Pick<NatsConnection, 'publish'>, msg: JsMsg): Acker {
-  const reply = (msg as JsMsg & { reply?: unknown }).reply;
-  return typeof reply === 'string' && reply !== '' ? new ReplyAcker(nc, reply) : msg;
-}
-
 export interface PipelineDeps {
   db: Db;
-  /** The connection messages arrive on: held items are acked through it by reply subject. */
-  nc: Pick<NatsConnection, 'publish'>;
   log: Logger;
   store: ResultStore;
   finisher: Finisher;
@@ -67,9 +54,10 @@ export class Pipeline {
   /**
    * Never throws: a failure releases the message for redelivery. Not async: the JsMsg is parsed
    * and dropped here, so the item load that follows (which waits behind the store's writes when
-   * MongoDB is busy) holds only the ack handle and the parsed message.
+   * MongoDB is busy) holds only the ack handle (`lease`, answering by reply subject) and the
+   * parsed message.
    */
-  onMessage(msg: JsMsg, priority: 'single' | 'list'): Promise<void> {
+  onMessage(msg: JsMsg, lease: Lease, priority: 'single' | 'list'): Promise<void> {
     let parsed;
     try {
       parsed = verifyItemMessage.safeParse(msg.json());
@@ -78,13 +66,13 @@ export class Pipeline {
     }
     if (!parsed?.success) {
       this.d.log.error({ subject: msg.subject, seq: msg.seq }, 'malformed VerifyItemMessage; dropped');
-      msg.term('malformed');
+      lease.term('malformed');
       return Promise.resolve();
     }
-    return this.admit(acker(this.d.nc, msg), parsed.data, priority, deliveryCount(msg), requestIdOf(msg.headers));
+    return this.admit(lease, parsed.data, priority, msg.info.deliveryCount, requestIdOf(msg.headers));
   }
 
-  private async admit(msg: Acker, message: VerifyItemMessage, priority: 'single' | 'list', deliveries: number, requestId?: string): Promise<void> {
+  private async admit(msg: Lease, message: VerifyItemMessage, priority: 'single' | 'list', deliveries: number, requestId?: string): Promise<void> {
     try {
       const item = await this.items.get(itemId(message.job_id, message.seq));
       if (!item) {

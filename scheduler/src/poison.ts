@@ -22,12 +22,3 @@ export function poisonResult(h: Pick<HeldItem, 'item'>, reason: PoisonReason, co
   const result = verdict({ email, syntax, now, ref });
   return { ...result, sub_status: 'no_signal', reason: REASONS[reason](count), attempts: h.item.attempts };
 }
-
-/** Delivery count of a JetStream message (1 the first time); 1 when the client exposes none. */
-export function deliveryCount(msg: { info?: { deliveryCount?: number } }): number {
-  try {
-    return msg.info?.deliveryCount ?? 1;
-  } catch {
-    return 1;
-  }
-}

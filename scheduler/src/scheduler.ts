@@ -5,12 +5,12 @@ import type { Db } from 'mongodb';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import type { Logger } from '@dv/runtime';
+import type { Logger, WorkLoop } from '@dv/runtime';
 import type { SchedulerConfig } from './config.ts';
 import { Finisher } from './finisher.ts';
 import { Fleet } from './fleet.ts';
-import { releaseHeld, touchHeld, type HeldItem } from './held.ts';
-import { Intake } from './intake.ts';
+import { releaseHeld, type HeldItem } from './held.ts';
+import { createIntake, type IntakePriority } from './intake.ts';
 import { LivePath } from './live.ts';
 import { LoadPublisher } from './load-publisher.ts';
 import { createSchedulerMetrics } from './metrics.ts';
@@ -34,15 +34,11 @@ export class Scheduler {
   readonly live: LivePath;
   private readonly finisher: Finisher;
   private readonly pipeline: Pipeline;
-  private readonly intake: Intake;
+  private readonly intake: WorkLoop<IntakePriority>;
   private readonly sweeper: Sweeper;
   readonly load: LoadPublisher;
-  private readonly d: SchedulerDeps;
-  private progressTimer: NodeJS.Timeout | null = null;
-  private readonly handling = new Set<Promise<void>>();
 
   constructor(deps: SchedulerDeps) {
-    this.d = deps;
     const { config, log } = deps;
     const metrics = createSchedulerMetrics(deps.registry);
     this.store = new ResultStore({ db: deps.db, nc: deps.nc, log, metrics, cacheRetentionDays: config.CACHE_RETENTION_DAYS });
@@ -51,14 +47,14 @@ export class Scheduler {
     this.fleet = new Fleet({ nc: deps.nc, log, goneMs: config.PROBE_NODE_GONE_MS });
     this.live = new LivePath({ ...deps, metrics, finisher: this.finisher, fleet: this.fleet });
     this.pipeline = new Pipeline({
-      db: deps.db, nc: deps.nc, log, store: this.store, finisher: this.finisher, live: (h) => this.live.enqueue(h), held: this.held,
+      db: deps.db, log, store: this.store, finisher: this.finisher, live: (h) => this.live.enqueue(h), held: this.held,
       maxDeliveries: config.VERIFY_MAX_DELIVERIES,
       onPoison: (h, reason, count) => {
         metrics.poisonItems.inc({ reason });
         log.error({ item: h.item._id, job_id: h.item.job_id, reason, count, request_id: h.requestId }, 'poison item ended as unknown');
       },
     });
-    this.intake = new Intake({
+    this.intake = createIntake({
       nc: deps.nc,
       log,
       stream: config.VERIFY_STREAM,
@@ -67,28 +63,22 @@ export class Scheduler {
       fetchBatch: config.FETCH_BATCH,
       maxInFlight: config.MAX_ITEMS_IN_FLIGHT,
       singleReserve: config.SINGLE_RESERVE,
+      // Messages held through a long politeness wait must not reach ack_wait (redelivery elsewhere).
+      keepAliveMs: config.ACK_PROGRESS_INTERVAL_MS,
       // Items already finished and waiting for the store do not count against the in-flight limit
       // (they need no more work), so a slow store never starves the batches of company; the store
       // backlog has its own limit, beyond which intake stops (backpressure).
-      inFlight: () => (this.finisher.backlog >= config.STORE_BACKLOG_MAX ? Infinity : this.held.size - this.finisher.backlog + this.handling.size),
-      onMessage: (msg, priority) => {
-        const p = this.pipeline.onMessage(msg, priority).finally(() => this.handling.delete(p));
-        this.handling.add(p);
-      },
+      inFlight: () => (this.finisher.backlog >= config.STORE_BACKLOG_MAX ? Infinity : this.held.size - this.finisher.backlog),
+      onMessage: (msg, lease, priority) => this.pipeline.onMessage(msg, lease, priority),
     });
     this.sweeper = new Sweeper({ ...deps, store: this.store, metrics });
   }
 
   async start(): Promise<void> {
     this.fleet.start();
-    this.intake.start();
+    await this.intake.start();
     this.sweeper.start();
     this.load.start();
-    // Messages held through a long politeness wait must not reach ack_wait (redelivery elsewhere).
-    this.progressTimer = setInterval(() => {
-      for (const h of this.held) touchHeld(h);
-    }, this.d.config.ACK_PROGRESS_INTERVAL_MS);
-    this.progressTimer.unref();
   }
 
   /**
@@ -99,11 +89,11 @@ export class Scheduler {
     await this.intake.stop();
     this.sweeper.stop();
     this.load.stop();
-    await Promise.allSettled([...this.handling]);
+    await this.intake.idle();
     await this.live.stop(budgetMs);
     await this.finisher.drain();
     for (const h of [...this.held]) releaseHeld(h);
-    if (this.progressTimer) clearInterval(this.progressTimer);
+    this.intake.giveBack();
     this.fleet.stop();
   }
 }

@@ -19,3 +19,5 @@ export * from './js-publisher.ts';
 export * from './auth-attempts.ts';
 export * from './route/index.ts';
 export * from './day-limiter.ts';
+export * from './lease.ts';
+export * from './work-loop.ts';

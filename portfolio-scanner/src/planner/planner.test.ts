@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { COLLECTIONS, type CorpusDomainDoc, type PlanTickDoc, type PortfolioScanMessage } from '@dv/contracts';
 import { outcome } from '../store/fixtures.ts';
-import { addDomains, slotOf, storeScan } from '../store/index.ts';
+import { addDomains, slotOf, storeScan, storeScans } from '../store/index.ts';
 import { PORTFOLIO_STREAM } from '../worker/stream.ts';
 import { startScanHarness, until, type ScanHarness } from '../worker/testing/harness.ts';
 
@@ -125,12 +125,11 @@ describe('rescan planner', () => {
     const stores: Array<{ domain: string; slot: number; stored: boolean; began: number; at: number }> = [];
     const config = { PORTFOLIO_RESCAN_INTERVAL_S: INTERVAL_S };
     const recording = {
-      storeScan: async (...args: Parameters<typeof storeScan>) => {
+      storeScans: async (...[db, group, opts]: Parameters<typeof storeScans>) => {
         const began = Date.now();
-        const [db, domain, slot, outcome, opts] = args;
-        const r = await storeScan(db, domain, slot, outcome, { ...opts, now: new Date(began) });
-        stores.push({ domain: args[1], slot: args[2], stored: r.stored, began, at: Date.now() });
-        return r;
+        const results = await storeScans(db, group, { ...opts, now: new Date(began) });
+        group.forEach((s, i) => stores.push({ domain: s.domain, slot: s.slot, stored: results[i]!.stored, began, at: Date.now() }));
+        return results;
       },
     };
     const workers = [await h.startWorker({ config, ...recording }), await h.startWorker({ config, ...recording })];

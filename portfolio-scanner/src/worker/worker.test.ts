@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Registry } from 'prom-client';
 import { COLLECTIONS, type ChangeDoc, type CorpusDomainDoc, type PortfolioScanMessage } from '@dv/contracts';
-import { addDomains, slotOf, storeScan } from '../store/index.ts';
+import { addDomains, slotOf, storeScan, storeScans } from '../store/index.ts';
 import { outcome } from '../store/fixtures.ts';
 import { registerQueueGauges, SCAN_METRICS } from './metrics.ts';
 import { readQueueFigures } from './queue.ts';
@@ -98,10 +98,11 @@ describe('scan workers', () => {
         scanned.push(domain);
         return outcome(new Date());
       },
-      storeScan: async (...args) => {
-        if (args[1] === slow) await gate;
-        return storeScan(...args);
-      },
+      // Only the slow domain's store waits, even when both scans ended up in one store group.
+      storeScans: (db, group, opts) => Promise.all(group.map(async (s) => {
+        if (s.domain === slow) await gate;
+        return (await storeScans(db, [s], opts))[0]!;
+      })),
     });
     await requestScan(h.nc, [slow], { intervalS: INTERVAL_S });
     await until(() => scanned.length === 1, 5_000, 'first domain scanned');
@@ -136,8 +137,8 @@ describe('scan workers', () => {
     const domain = 'pf-mimecast.test';
     await watchedWithHistory(domain);
     const a = await h.startWorker({
-      storeScan: async (...args) => {
-        await storeScan(...args);
+      storeScans: async (db, group, opts) => {
+        await storeScans(db, group, opts);
         return never();
       },
     });

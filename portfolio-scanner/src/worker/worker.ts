@@ -2,15 +2,15 @@
 // (priority first: domains just added), scans each domain, stores the result and acks only then.
 // docs/portfolio-scanner.md "Workers and planner".
 import { performance } from 'node:perf_hooks';
-import { jetstream, type Consumer, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Db } from 'mongodb';
 import type { Registry } from 'prom-client';
 import { COLLECTIONS, CONSUMERS, portfolioScanMessage, type CorpusDomainDoc, type PortfolioScanMessage } from '@dv/contracts';
-import type { Logger } from '@dv/runtime';
+import { WorkLoop, type Lease, type Logger } from '@dv/runtime';
 import { PoliteResolver } from '../politeness/index.ts';
 import { scanDomain, type ScanDeps } from '../scan/index.ts';
-import { nextDueAt, storeScans, type ScanToStore, type storeScan, type StoreScanResult } from '../store/index.ts';
+import { nextDueAt, storeScans, type ScanToStore, type StoreScanResult } from '../store/index.ts';
 import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
 import { Batcher } from './batcher.ts';
 import { scanMetrics, type ScanMetrics, type ScanOutcomeLabel, type ScanPriority } from './metrics.ts';
@@ -36,17 +36,19 @@ export interface ScanWorkerDeps {
   scanDeps: ScanDeps;
   /** Replaced in tests (a scan that fails or hangs); scanDomain otherwise. */
   scanDomain?: typeof scanDomain;
-  /** Replaced in tests (a store followed by a crash); the grouped stores (Batcher over storeScans) otherwise. */
-  storeScan?: typeof storeScan;
+  /** Replaced in tests (a store followed by a crash), wrapping storeScans: scans are stored in groups (Batcher) either way. */
+  storeScans?: typeof storeScans;
   /** Longest a pull request stays open (nats.js minimum 1000). */
   pullExpiresMs?: number;
 }
 
 interface Held {
   msg: JsMsg;
+  /** The message's ack handle; settled once answered, or given back at shutdown. */
+  lease: Lease;
   priority: ScanPriority;
-  /** Answered, or given back at shutdown: nothing more is sent for it. */
-  released: boolean;
+  /** Ends the work loop's handler with the scan's own end (or at once, when given back unstarted). */
+  finish: (scan: Promise<void>) => void;
 }
 
 const DURABLES: Record<ScanPriority, string> = {
@@ -86,7 +88,10 @@ const STORE_BACKLOG = 3;
  */
 const RESCAN_PREFETCH = 0.25;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Scan places kept for priority scans: rescans never take them (at least one place is left to rescans). */
+function priorityReserve(c: ScanWorkerConfig): number {
+  return Math.min(c.PORTFOLIO_SCAN_PRIORITY_RESERVE, c.PORTFOLIO_SCAN_CONCURRENCY - 1);
+}
 
 export class ScanWorker {
   private readonly d: ScanWorkerDeps;
@@ -94,22 +99,14 @@ export class ScanWorker {
   /** Messages in hand: scanning, or waiting here for a free place (priority ones first). */
   private readonly held = new Set<Held>();
   private readonly waiting: Record<ScanPriority, Held[]> = { priority: [], rescan: [] };
-  private readonly pulls = new Set<ConsumerMessages>();
-  private readonly loops: Promise<void>[] = [];
-  private readonly running = new Set<Promise<void>>();
-  /** Messages asked for in each loop's open pull request. */
-  private readonly reserved: Record<ScanPriority, number> = { priority: 0, rescan: 0 };
+  private readonly loop: WorkLoop<ScanPriority>;
   /** Scans holding a place (reading their document or doing their DNS work). */
   private scanning = 0;
   /** Scans done, waiting for their store. */
   private storing = 0;
-  /** Scan places rescans may take: the rest are kept for priority scans (set at start). */
-  private rescanPlaces = Infinity;
+  /** Scan places rescans may take: the rest are kept for priority scans. */
+  private readonly rescanPlaces: number;
   private stopped = false;
-  private keepAlive: NodeJS.Timeout | null = null;
-  /** Per consumer, read from the server at start: tests and operators may change them. */
-  private readonly maxDeliver: Record<ScanPriority, number> = { priority: -1, rescan: -1 };
-  private wake: (() => void) | null = null;
   /** The corpus documents of scans about to start, read together. */
   private readonly reads: Batcher<string, ScanStart | null>;
   /** The scans that finished, stored together. */
@@ -119,7 +116,8 @@ export class ScanWorker {
     this.d = deps;
     this.m = scanMetrics(deps.registry);
     const grouping = { maxBatch: PORTFOLIO_DEFAULTS.storeBatchMax, maxInFlight: PORTFOLIO_DEFAULTS.storeBatchesInFlight };
-    this.stores = new Batcher((scans) => storeScans(deps.db, scans, { intervalS: deps.config.PORTFOLIO_RESCAN_INTERVAL_S }), { ...grouping, lingerMs: PORTFOLIO_DEFAULTS.storeBatchLingerMs });
+    const store = deps.storeScans ?? storeScans;
+    this.stores = new Batcher((scans) => store(deps.db, scans, { intervalS: deps.config.PORTFOLIO_RESCAN_INTERVAL_S }), { ...grouping, lingerMs: PORTFOLIO_DEFAULTS.storeBatchLingerMs });
     this.reads = new Batcher(async (domains) => {
       const docs = await deps.db
         .collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name)
@@ -128,6 +126,8 @@ export class ScanWorker {
       const byId = new Map(docs.map((d) => [d._id, d as ScanStart]));
       return domains.map((d) => byId.get(d) ?? null);
     }, { ...grouping, lingerMs: PORTFOLIO_DEFAULTS.scanReadLingerMs });
+    this.rescanPlaces = deps.config.PORTFOLIO_SCAN_CONCURRENCY - priorityReserve(deps.config);
+    this.loop = this.workLoop();
   }
 
   /** Scans in hand. */
@@ -135,24 +135,43 @@ export class ScanWorker {
     return this.held.size;
   }
 
-  async start(): Promise<void> {
-    const js = jetstream(this.d.nc);
-    const consumers = {} as Record<ScanPriority, Consumer>;
-    let ackWaitMs = Infinity;
-    for (const p of ['priority', 'rescan'] as const) {
-      consumers[p] = await js.consumers.get(PORTFOLIO_STREAM, DURABLES[p]);
-      const info = await consumers[p].info(true);
-      this.maxDeliver[p] = info.config.max_deliver ?? -1;
-      ackWaitMs = Math.min(ackWaitMs, (info.config.ack_wait ?? 30e9) / 1e6);
-    }
-    // +WPI well within ack_wait, so a long scan (full DKIM sweep behind a slow operator budget) is never redelivered.
-    this.keepAlive = setInterval(() => this.touch(), Math.max(100, ackWaitMs / 3));
+  /**
+   * The pull side. Each lane keeps one pull request open for what its limit leaves room for,
+   * counting every message in hand: the priority lane is never blocked by the rescan lane's long
+   * poll. Both may fill at once, so up to 2 x concurrency messages can be waiting or scanning, plus
+   * those waiting for their store (at most STORE_BACKLOG x concurrency in hand in all); scans never
+   * run more than `concurrency` at once (pump), the rest wait here, priority first. Rescans take at
+   * most concurrency - reserve places (the reserve is kept for priority scans). The keep-alive runs
+   * at a third of the consumers' ack_wait, so a long scan (full DKIM sweep behind a slow operator
+   * budget) is never redelivered.
+   */
+  private workLoop(): WorkLoop<ScanPriority> {
     const c = this.d.config;
-    const reserve = Math.min(c.PORTFOLIO_SCAN_PRIORITY_RESERVE, c.PORTFOLIO_SCAN_CONCURRENCY - 1);
-    this.loops.push(this.loop('priority', consumers.priority, c.PORTFOLIO_SCAN_CONCURRENCY, 0));
-    const rescanLimit = c.PORTFOLIO_SCAN_CONCURRENCY - reserve;
-    this.rescanPlaces = rescanLimit;
-    this.loops.push(this.loop('rescan', consumers.rescan, rescanLimit, Math.floor(rescanLimit * RESCAN_PREFETCH)));
+    return new WorkLoop<ScanPriority>({
+      nc: this.d.nc,
+      log: this.d.log,
+      stream: PORTFOLIO_STREAM,
+      lanes: [
+        { name: 'priority', durable: DURABLES.priority },
+        { name: 'rescan', durable: DURABLES.rescan, prefetchShare: RESCAN_PREFETCH },
+      ],
+      capacity: c.PORTFOLIO_SCAN_CONCURRENCY,
+      reserve: priorityReserve(c),
+      // Scans waiting for their store no longer count against the limit (they hold no scan place),
+      // but what is in hand stays bounded: at most STORE_BACKLOG x concurrency messages.
+      // Rescans pulled ahead and waiting for a place do not keep priority messages out.
+      inHand: (lane) => this.held.size - this.storing - (lane === 'priority' ? this.waiting.rescan.length : 0),
+      headroom: () => STORE_BACKLOG * c.PORTFOLIO_SCAN_CONCURRENCY - this.held.size,
+      handle: (msg, lease, lane) => this.begin(msg, lease, lane),
+      retryDelayMs: (deliveries) => retryDelayMs(deliveries, c.PORTFOLIO_SCAN_RETRY_BASE_MS, c.PORTFOLIO_SCAN_RETRY_MAX_MS),
+      pullExpiresMs: this.d.pullExpiresMs ?? 1_000,
+      idleMs: 100,
+    });
+  }
+
+  /** Reads the consumers (ack_wait for the keep-alive, max_deliver for the give-up) and starts pulling. */
+  async start(): Promise<void> {
+    await this.loop.start();
   }
 
   /**
@@ -161,23 +180,17 @@ export class ScanWorker {
    */
   async stop(drainMs: number): Promise<void> {
     this.stopped = true;
-    for (const p of this.pulls) p.stop();
-    this.wake?.();
-    await Promise.all(this.loops);
+    await this.loop.stop();
     // Not started yet: straight back to the other replicas.
     for (const h of [...this.waiting.priority, ...this.waiting.rescan]) {
-      this.answer(h, (msg) => msg.nak());
+      this.answer(h, (lease) => lease.nak());
       this.held.delete(h);
+      h.finish(Promise.resolve());
     }
     this.waiting.priority.length = 0;
     this.waiting.rescan.length = 0;
-    const drained = Promise.all([...this.running]).then(() => true);
-    const inTime = await Promise.race([drained, sleep(drainMs).then(() => false)]);
-    if (!inTime) {
-      this.d.log.warn({ scans: this.held.size }, 'scans not finished within the drain budget; given back');
-      for (const h of this.held) this.answer(h, (msg) => msg.nak());
-    }
-    this.clearKeepAlive();
+    if (!(await this.loop.idle(drainMs))) this.d.log.warn({ scans: this.held.size }, 'scans not finished within the drain budget; given back');
+    this.loop.giveBack();
   }
 
   /**
@@ -186,90 +199,17 @@ export class ScanWorker {
    */
   async abandon(): Promise<void> {
     this.stopped = true;
-    for (const h of this.held) h.released = true;
-    for (const p of this.pulls) p.stop();
-    this.wake?.();
-    this.clearKeepAlive();
-    await Promise.all(this.loops);
+    await this.loop.abandon();
   }
 
-  private clearKeepAlive(): void {
-    if (this.keepAlive) clearInterval(this.keepAlive);
-    this.keepAlive = null;
-  }
-
-  private touch(): void {
-    for (const h of this.held) {
-      if (h.released) continue;
-      try {
-        h.msg.working();
-      } catch {
-        // connection closed: the message comes back to someone after ack_wait
-      }
-    }
-  }
-
-  /**
-   * Each loop keeps one pull request open for what its limit leaves room for, counting every
-   * message in hand but only its own open request: the priority loop is never blocked by the rescan
-   * loop's long poll. Both may fill at once, so up to 2 x concurrency messages can be waiting or
-   * scanning, plus those waiting for their store (at most STORE_BACKLOG x concurrency in hand in
-   * all); scans never run more than `concurrency` at once (pump), the rest wait here, priority first.
-   * `prefetch` more may wait beyond the limit; a pull then goes out only for at least that many.
-   */
-  private async loop(priority: ScanPriority, consumer: Consumer, limit: number, prefetch: number): Promise<void> {
-    while (!this.stopped) {
-      // Scans waiting for their store no longer count against the limit (they hold no scan place),
-      // but what is in hand stays bounded: at most STORE_BACKLOG x concurrency messages.
-      // Rescans pulled ahead and waiting for a place do not keep priority messages out.
-      const inHand = this.held.size - this.storing - (priority === 'priority' ? this.waiting.rescan.length : 0);
-      const cap = STORE_BACKLOG * this.d.config.PORTFOLIO_SCAN_CONCURRENCY - this.held.size;
-      const room = Math.min(limit + prefetch - inHand, cap) - this.reserved[priority];
-      if (room <= 0 || room < Math.min(prefetch, cap)) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, 100);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        continue;
-      }
-      this.reserved[priority] += room;
-      let received = 0;
-      try {
-        const msgs = await consumer.fetch({ max_messages: room, expires: this.d.pullExpiresMs ?? 1_000 });
-        this.pulls.add(msgs);
-        try {
-          for await (const msg of msgs) {
-            received++;
-            this.reserved[priority]--;
-            if (this.stopped) {
-              // Pulled after stop began: give it straight back.
-              msg.nak();
-              continue;
-            }
-            this.begin(msg, priority);
-          }
-        } finally {
-          this.pulls.delete(msgs);
-        }
-      } catch (err) {
-        if (this.stopped) break;
-        // NATS restarting or the consumer briefly missing: pull again shortly.
-        this.d.log.warn({ err: (err as Error).message, priority }, 'scan pull failed; retrying');
-        await sleep(500);
-      } finally {
-        this.reserved[priority] -= room - received;
-      }
-    }
-  }
-
-  private begin(msg: JsMsg, priority: ScanPriority): void {
-    const h: Held = { msg, priority, released: false };
-    this.held.add(h);
-    this.waiting[priority].push(h);
-    this.pump();
+  /** Takes a pulled message: it waits for a scan place (priority first); the handler ends with its scan. */
+  private begin(msg: JsMsg, lease: Lease, priority: ScanPriority): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const h: Held = { msg, lease, priority, finish: (scan) => void scan.then(resolve, reject) };
+      this.held.add(h);
+      this.waiting[priority].push(h);
+      this.pump();
+    });
   }
 
   /**
@@ -288,18 +228,20 @@ export class ScanWorker {
         placeHeld = false;
         this.scanning--;
         this.pump();
-        this.wake?.();
+        this.loop.wake();
       };
-      const run: Promise<void> = this.handle(h, h.priority, release).finally(() => {
+      h.finish(this.handle(h, h.priority, release).finally(() => {
         release();
         this.held.delete(h);
-        this.running.delete(run);
-        this.wake?.();
-      });
-      this.running.add(run);
+        this.loop.wake();
+      }));
     }
   }
 
+  /**
+   * Answers the message: ack once stored (or not needed), term when unreadable or on its last
+   * delivery; a failure before that is thrown to the work loop, which naks it with backoff.
+   */
   private async handle(h: Held, priority: ScanPriority, release: () => void): Promise<void> {
     let job: PortfolioScanMessage;
     try {
@@ -307,36 +249,34 @@ export class ScanWorker {
     } catch (err) {
       this.d.log.error({ err: (err as Error).message, priority, seq: h.msg.seq }, 'unreadable scan message; ended');
       this.count('gave_up');
-      this.answer(h, (msg) => msg.term());
+      this.answer(h, (lease) => lease.term());
       return;
     }
+    const deliveries = h.msg.info.deliveryCount;
     try {
-      const outcome = await this.process(job, h.msg.info.deliveryCount, release);
-      if (h.released) return;
-      this.answer(h, (msg) => msg.ack());
+      const outcome = await this.process(job, deliveries, release);
+      if (h.lease.settled) return;
+      this.answer(h, (lease) => lease.ack());
       this.count(outcome);
     } catch (err) {
-      if (h.released) return;
-      const deliveries = h.msg.info.deliveryCount;
-      if (isLastDelivery(deliveries, this.maxDeliver[priority])) {
-        this.d.log.error({ err: (err as Error).message, domain: job.domain, slot: job.slot, deliveries }, 'scan failed on its last delivery; waiting for the next slot');
-        // The domain is moved to its next slot before the message ends and the give-up is counted,
-        // so whoever sees either (the queue gauges, a test) sees the domain already waiting.
-        await this.skipSlot(job).catch(() => undefined);
-        this.answer(h, (msg) => msg.term());
-        this.count('gave_up');
-      } else {
+      if (h.lease.settled) return;
+      if (!isLastDelivery(deliveries, this.loop.maxDeliver(priority))) {
         const delayMs = retryDelayMs(deliveries, this.d.config.PORTFOLIO_SCAN_RETRY_BASE_MS, this.d.config.PORTFOLIO_SCAN_RETRY_MAX_MS);
         this.d.log.warn({ err: (err as Error).message, domain: job.domain, slot: job.slot, deliveries, delayMs }, 'scan failed; retrying later');
         this.count('failed');
-        this.answer(h, (msg) => msg.nak(delayMs));
+        throw err;
       }
+      this.d.log.error({ err: (err as Error).message, domain: job.domain, slot: job.slot, deliveries }, 'scan failed on its last delivery; waiting for the next slot');
+      // The domain is moved to its next slot before the message ends and the give-up is counted,
+      // so whoever sees either (the queue gauges, a test) sees the domain already waiting.
+      await this.skipSlot(job).catch(() => undefined);
+      this.answer(h, (lease) => lease.term());
+      this.count('gave_up');
     }
   }
 
   /** `release`: gives the scan place back (called once the DNS work is done). */
   private async process(job: PortfolioScanMessage, deliveries: number, release: () => void): Promise<ScanOutcomeLabel> {
-    const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
     // A planned rescan's first delivery starts from what the planner read seconds ago (the store
     // re-checks the slot in its transaction, so a stale start costs at most a scan, never a
     // record); a redelivery may follow another worker's store, so it reads the document.
@@ -361,16 +301,13 @@ export class ScanWorker {
     release();
     let stored: StoreScanResult;
     try {
-      stored = this.d.storeScan
-        ? await this.d.storeScan(this.d.db, job.domain, job.slot, outcome, { intervalS: c.PORTFOLIO_RESCAN_INTERVAL_S })
-        : await this.stores.add({ domain: job.domain, slot: job.slot, outcome, ...sweptAt });
+      // The full-sweep time is set in the store's own transaction.
+      stored = await this.stores.add({ domain: job.domain, slot: job.slot, outcome, ...sweptAt });
     } finally {
       this.storing--;
     }
     if (!stored.stored) return 'unchanged_slot';
     for (const change of stored.changes) this.m.changes.inc({ field: change.field_name });
-    // The grouped store sets it in the same transaction; after a replaced store, a crash in between only makes the next scan sweep again.
-    if (fullDkimSweep && this.d.storeScan) await corpus.updateOne({ _id: job.domain }, { $set: { last_full_dkim_at: outcome.observation.scanned_at } });
     return 'stored';
   }
 
@@ -381,11 +318,10 @@ export class ScanWorker {
     await corpus.updateOne({ _id: job.domain, watchers: { $gt: 0 }, $or: [{ last_slot: null }, { last_slot: { $lt: job.slot } }] }, { $set: { next_scan_at: next } });
   }
 
-  private answer(h: Held, send: (msg: JsMsg) => void): void {
-    if (h.released) return;
-    h.released = true;
+  private answer(h: Held, send: (lease: Lease) => void): void {
+    if (h.lease.settled) return;
     try {
-      send(h.msg);
+      send(h.lease);
     } catch (err) {
       this.d.log.warn({ err: (err as Error).message }, 'could not answer a scan message; it comes back after ack_wait');
     }

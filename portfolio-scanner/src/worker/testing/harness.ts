@@ -60,7 +60,7 @@ export interface ScanHarness {
   env: Record<string, string>;
   /** Where processes of this file write their logs (removed with the harness). */
   logDir: string;
-  startWorker(opts?: { config?: Partial<ScanWorkerConfig>; scanDomain?: ScanWorkerDeps['scanDomain']; storeScan?: ScanWorkerDeps['storeScan'] }): Promise<RunningWorker>;
+  startWorker(opts?: { config?: Partial<ScanWorkerConfig>; scanDomain?: ScanWorkerDeps['scanDomain']; storeScans?: ScanWorkerDeps['storeScans'] }): Promise<RunningWorker>;
   startPlanner(config?: Partial<PlannerConfig>, opts?: { start?: boolean }): Promise<{ planner: Planner; stop(): Promise<void>; kill(): void }>;
   /** Kills every worker still running (afterEach: a failed test's worker must not take the next test's messages). */
   killWorkers(): Promise<void>;
@@ -105,7 +105,7 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
         config: { ...TEST_WORKER_CONFIG, ...opts.config },
         scanDeps: { resolver, geo: NULL_GEO, shared: new SharedDnsCache({ maxEntries: 1000, maxTtlS: 60 }) },
         ...(opts.scanDomain ? { scanDomain: opts.scanDomain } : {}),
-        ...(opts.storeScan ? { storeScan: opts.storeScan } : {}),
+        ...(opts.storeScans ? { storeScans: opts.storeScans } : {}),
       });
       await worker.start();
       let done = false;
