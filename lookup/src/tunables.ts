@@ -9,7 +9,7 @@ import { LOOKUP_DEFAULTS as D } from './defaults.ts';
 const httpUrl = () => env.url(['http:', 'https:']).transform((v) => v.replace(/\/+$/, ''));
 
 export const LOOKUP_TUNABLES = tunables({
-  DNS_SERVERS: { schema: env.hostPorts(), defaultText: 'system resolvers', meaning: '`host[:port]` list the engine asks' },
+  DNS_SERVERS: { schema: env.hostPorts(), defaultText: "the system's resolvers", meaning: '`host[:port]` list the engine asks' },
   RDAP_BOOTSTRAP_URL: { schema: env.url(['http:', 'https:']).optional(), defaultText: 'shipped IANA data', meaning: 'RDAP bootstrap (the simulated world serves one)' },
   DNS_TIMEOUT_MS: { schema: env.int(D.dnsTimeoutMs, 100, 30_000), meaning: 'per DNS query' },
   DNS_CANARIES: {
