@@ -1,4 +1,4 @@
-import { env, unsafe, type ProductionRules } from '@dv/runtime';
+import { env, shapeOf, tunables, unsafe, type ProductionRules } from '@dv/runtime';
 import { z } from 'zod';
 import { NOTIFY_DEFAULTS as D } from './defaults.ts';
 import type { NotifyWorkerOptions } from './worker.ts';
@@ -7,19 +7,36 @@ import type { NotifyWorkerOptions } from './worker.ts';
 // PUBLIC_BASE_URL and DOWNLOAD_SIGNING_SECRET are not here: the service already has them (or shares
 // the gateway's), and passes them to notifyWorkerSettings.
 
-export const notifyConfigSchema = {
-  /** Multiplies the 1m/5m/30m/2h/6h webhook ladder; tests use e.g. 0.001. */
-  WEBHOOK_LADDER_SCALE: z.coerce.number().positive().max(1_000).default(D.ladderScale),
-  /** TESTS ONLY: lets webhooks reach http:// and loopback receivers. Never set in production. */
-  WEBHOOK_ALLOW_HTTP_LOOPBACK: env.bool(false),
-  WEBHOOK_TIMEOUT_MS: env.int(D.webhookTimeoutMs, 100, 60_000),
-  NOTIFY_POLL_INTERVAL_MS: env.int(D.pollIntervalMs, 10, 600_000),
-  NOTIFY_LEASE_MS: env.int(D.claimLeaseMs, 1_000, 3_600_000),
-  /** SMTP relay for completion emails (smtp:// or smtps://, credentials in the URL); unset = no emails sent. */
-  SMTP_RELAY_URL: env.url(['smtp:', 'smtps:']).optional(),
-  MAIL_FROM: z.string().min(3).default('Email Verification <no-reply@localhost>'),
-  DOWNLOAD_LINK_TTL_SECONDS: env.int(D.downloadLinkTtlS, 60, 30 * 24 * 3_600),
-};
+export const notifyTunables = tunables({
+  WEBHOOK_LADDER_SCALE: {
+    schema: z.coerce.number().positive().max(1_000).default(D.ladderScale),
+    unit: 'factor',
+    meaning: 'multiplies every wait of the 1m/5m/30m/2h/6h webhook retry ladder (tests: `0.0001` turns minutes into milliseconds)',
+  },
+  WEBHOOK_ALLOW_HTTP_LOOPBACK: {
+    schema: env.bool(false),
+    meaning: '**tests only**: webhooks may reach http:// and loopback receivers (127.0.0.0/8, ::1, `localhost`). Refused when `NODE_ENV=production`',
+  },
+  WEBHOOK_TIMEOUT_MS: { schema: env.int(D.webhookTimeoutMs, 100, 60_000), meaning: 'one webhook POST in all: connect, TLS, request and response' },
+  NOTIFY_POLL_INTERVAL_MS: { schema: env.int(D.pollIntervalMs, 10, 600_000), meaning: 'how often a worker looks for due deliveries and emails' },
+  NOTIFY_LEASE_MS: {
+    schema: env.int(D.claimLeaseMs, 1_000, 3_600_000),
+    meaning: "how long a claimed delivery stays one worker's before another may take it over (a crashed worker's attempt is retried then)",
+  },
+  SMTP_RELAY_URL: {
+    schema: env.url(['smtp:', 'smtps:']).optional(),
+    defaultText: 'unset: no emails sent',
+    meaning: 'SMTP relay for completion emails (`smtp://` or `smtps://`, credentials in the URL)',
+  },
+  MAIL_FROM: {
+    schema: z.string().min(3).default('Email Verification <no-reply@localhost>'),
+    meaning: 'sender of completion emails; a `localhost` domain is refused when `NODE_ENV=production` while `SMTP_RELAY_URL` is set',
+  },
+  DOWNLOAD_LINK_TTL_SECONDS: { schema: env.int(D.downloadLinkTtlS, 60, 30 * 24 * 3_600), meaning: 'validity of the signed CSV link in a completion email' },
+});
+
+/** The zod shape of notifyTunables. */
+export const notifyConfigSchema = shapeOf(notifyTunables);
 
 export type NotifyConfig = z.infer<z.ZodObject<typeof notifyConfigSchema>>;
 

@@ -41,5 +41,5 @@ export { renderCompletionEmail, sendCompletionEmail, createMailTransport, type C
 export { NOTIFY_METRICS, createNotifyMetrics, type NotifyMetrics, type EmailOutcome } from './metrics.ts';
 export { loadDecisionCounts } from './store.ts';
 export { startNotifyWorker, startWebhookWorker, type NotifyWorker, type NotifyWorkerOptions, type EmailSettings } from './worker.ts';
-export { notifyConfigSchema, notifyProductionRules, webhookLoopbackRule, notifyWorkerSettings, type NotifyConfig } from './config.ts';
+export { notifyConfigSchema, notifyTunables, notifyProductionRules, webhookLoopbackRule, notifyWorkerSettings, type NotifyConfig } from './config.ts';
 export { PUBLISHED_DOWNLOAD_SECRETS, downloadSecretProductionRules, resolveDownloadSecret } from './download-secret.ts';

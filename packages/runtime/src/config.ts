@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { shapeOf, tunables } from './tunables.ts';
 import { COMMON_PRODUCTION_RULES, COMMON_RULES, isProduction, productionProblems, type ProductionRules } from './production.ts';
 
 /** Thrown by `loadConfig` with every bad variable listed, so one run shows every problem at once. */
@@ -148,69 +149,86 @@ export const env = {
 };
 
 /** Connection settings shared by every service that talks to the platform's servers. */
-export const infraSchema = {
-  NATS_URL: env.url(['nats:', 'tls:']).default('nats://127.0.0.1:4222'),
-  /**
-   * Replicas of every JetStream stream and KV bucket the services declare: 1 on one server (local,
-   * tests), 3 on a three-server cluster (the k8s prod overlay). Never lowered at start (nats.ts).
-   */
-  NATS_STREAM_REPLICAS: env.int(1, 1, 5),
-  /**
-   * The service's user on the bus (least privilege; permissions in @dv/contracts NATS_ROLES). Unset: an
-   * anonymous connection, which a local stack maps to its all-permitted `dev` user and production
-   * refuses. The password comes as NATS_PASSWORD_FILE (a mounted Secret).
-   */
-  NATS_USER: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').optional(),
-  NATS_PASSWORD: z.string().min(1).optional(),
-  REDIS_URL: env.url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
-  /**
-   * Redis with failover (docs/operations.md): the Sentinels' `host:port` list. Set, the client asks them for
-   * the primary of REDIS_SENTINEL_NAME (and again after a failover); REDIS_URL then gives only the
-   * password, TLS and database number, its host is not used.
-   */
-  REDIS_SENTINELS: env.hostPorts(),
-  REDIS_SENTINEL_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, . _ or -').optional(),
-  MONGODB_URL: env.url(['mongodb:', 'mongodb+srv:']).default('mongodb://127.0.0.1:27017/?replicaSet=rs0'),
-  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -').default('deliverability'),
-};
+export const infraTunables = tunables({
+  NATS_URL: { schema: env.url(['nats:', 'tls:']).default('nats://127.0.0.1:4222'), meaning: 'NATS with JetStream' },
+  /** Never lowered at start (nats.ts). */
+  NATS_STREAM_REPLICAS: {
+    schema: env.int(1, 1, 5),
+    unit: 'replicas',
+    meaning: 'replicas of every JetStream stream and KV bucket: 1 on one server (local, tests), 3 on a three-server cluster (the k8s prod overlay sets 3); existing streams are raised to it, never lowered; above 1 a non-clustered server is refused at start',
+  },
+  NATS_USER: {
+    schema: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -').optional(),
+    meaning:
+      "the service's bus user (with `NATS_PASSWORD`, both or neither; required with `NODE_ENV=production`); permissions per user in `@dv/contracts` `NATS_ROLES` (docs/operations.md); unset: an anonymous connection, which a local stack maps to its all-permitted `dev` user; the local launcher sets it for every service it starts",
+  },
+  NATS_PASSWORD: { schema: z.string().min(1).optional(), meaning: "the bus user's password, given as `NATS_PASSWORD_FILE` (a mounted Secret)" },
+  REDIS_URL: { schema: env.url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'), meaning: 'Redis 7' },
+  REDIS_SENTINELS: {
+    schema: env.hostPorts(),
+    meaning:
+      "Redis with failover: the Sentinels' `host:port,…` list (with `REDIS_SENTINEL_NAME`, both or neither); the client asks them for the primary and follows a failover by itself, `REDIS_URL` then gives only password, TLS and database (the k8s prod overlay sets them)",
+  },
+  REDIS_SENTINEL_NAME: {
+    schema: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, . _ or -').optional(),
+    meaning: 'name of the primary the Sentinels monitor',
+  },
+  MONGODB_URL: { schema: env.url(['mongodb:', 'mongodb+srv:']).default('mongodb://127.0.0.1:27017/?replicaSet=rs0'), meaning: 'MongoDB 7 replica set' },
+  MONGODB_DB: { schema: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -').default('deliverability'), meaning: 'database name' },
+});
 
-export const commonSchema = {
-  LOG_LEVEL: env.logLevel(),
-  /** Milliseconds a SIGTERM'd process may spend draining before it exits anyway (after SHUTDOWN_DELAY_MS). */
-  SHUTDOWN_TIMEOUT_MS: env.int(9_000, 100, 60_000),
-  /**
-   * Milliseconds between SIGTERM and closing the listener, with /readyz answering 503 and requests
-   * still served, so a load balancer polling readiness stops sending first. 0 where the platform
-   * does this (the k8s manifests' preStop sleep) and under the local launcher and tests.
-   */
-  SHUTDOWN_DELAY_MS: env.int(5_000, 0, 60_000),
-  /**
-   * Milliseconds a dependency (NATS, Redis, MongoDB) must be down without a break before /readyz
-   * fails: every replica shares them, and a blip must not take every pod out of rotation at once
-   * (readiness.ts). dependency_up shows each failed check at once.
-   */
-  READINESS_GRACE_MS: env.int(10_000, 0, 300_000),
-  /** `production` turns on the refusal of unsafe settings (production.ts). */
-  NODE_ENV: z.string().default('development'),
-};
+export const commonTunables = tunables({
+  LOG_LEVEL: { schema: env.logLevel(), meaning: '`fatal` … `trace`, or `silent`' },
+  SHUTDOWN_TIMEOUT_MS: {
+    schema: env.int(9_000, 100, 60_000),
+    meaning: 'drain budget after SIGTERM (after `SHUTDOWN_DELAY_MS`); the process exits by then',
+  },
+  SHUTDOWN_DELAY_MS: {
+    schema: env.int(5_000, 0, 60_000),
+    meaning:
+      'after SIGTERM, `/readyz` answers 503 while requests are still served for this long, then the listener closes (load balancers stop sending first); `0` under `npm start`, in tests and in k8s (its preStop sleep does this)',
+  },
+  /** Every replica shares the dependencies, and a blip must not take every pod out of rotation at once (readiness.ts). */
+  READINESS_GRACE_MS: {
+    schema: env.int(10_000, 0, 300_000),
+    meaning:
+      'a dependency (NATS, Redis, MongoDB) must be down this long without a break before `/readyz` fails (a shared backend\'s blip does not unready every pod); `dependency_up` shows each failed check at once; `/healthz` is the process only',
+  },
+  NODE_ENV: { schema: z.string().default('development'), meaning: '`production` refuses unsafe settings (README "Production", production.ts)' },
+});
 
 /**
  * Client addresses behind a reverse proxy. express's `trust proxy` is TRUSTED_PROXIES (default none:
- * req.ip is the socket peer, and an X-Forwarded-For anyone can send is ignored). BEHIND_PROXY=true
- * says clients arrive through a proxy; in production that requires TRUSTED_PROXIES.
+ * req.ip is the socket peer, and an X-Forwarded-For anyone can send is ignored).
  */
-export const proxySchema = {
-  BEHIND_PROXY: env.bool(false),
-  TRUSTED_PROXIES: env.cidrList(),
-};
+export const proxyTunables = tunables({
+  BEHIND_PROXY: {
+    schema: env.bool(false),
+    meaning: '`true` declares that clients arrive through a reverse proxy or load balancer; production then requires `TRUSTED_PROXIES`',
+  },
+  TRUSTED_PROXIES: {
+    schema: env.cidrList(),
+    meaning:
+      'IPs/CIDRs of the reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (express `trust proxy`); empty: the socket address is the client. The portfolio API is HTTPS only: behind a TLS-terminating proxy, list it here (docs/portfolio-scanner.md "HTTPS only")',
+  },
+});
+
+/** The rows every service has: HOST/PORT plus the common, proxy and infra settings. */
+export function serviceTunables(defaultPort: number) {
+  return tunables({
+    HOST: { schema: z.string().min(1).default('127.0.0.1'), meaning: 'address to listen on (`0.0.0.0` in containers)' },
+    PORT: { schema: env.port(defaultPort), defaultText: 'per service', meaning: 'HTTP port (`0` = any free port); defaults: gateway 8080, lookup 8081, portfolio-scanner 8082, scheduler 9464, probe-node 9465' },
+    ...commonTunables,
+    ...proxyTunables,
+    ...infraTunables,
+  });
+}
+
+export const infraSchema = shapeOf(infraTunables);
+export const commonSchema = shapeOf(commonTunables);
+export const proxySchema = shapeOf(proxyTunables);
 
 /** HOST/PORT plus the common and infra settings; a service spreads this into its own schema. */
 export function serviceSchema(defaultPort: number) {
-  return {
-    HOST: z.string().min(1).default('127.0.0.1'),
-    PORT: env.port(defaultPort),
-    ...commonSchema,
-    ...proxySchema,
-    ...infraSchema,
-  };
+  return shapeOf(serviceTunables(defaultPort));
 }

@@ -1,4 +1,5 @@
 export * from './config.ts';
+export * from './tunables.ts';
 export * from './production.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
