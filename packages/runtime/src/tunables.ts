@@ -31,7 +31,7 @@ export function shapeOf<T extends Tunables>(rows: T): { [K in keyof T]: T[K]['sc
   return shape as { [K in keyof T]: T[K]['schema'] };
 }
 
-/** Name endings that carry the unit (design.md 5: units in names), longest first. */
+/** Name endings that carry the unit (the house rule: a unit belongs in the name), longest first. */
 const UNIT_SUFFIXES: readonly (readonly [string, string])[] = [
   ['_PER_IP_PER_MINUTE', 'per client IP per minute'],
   ['_PER_EMAIL_PER_DAY', 'per address per UTC day'],
