@@ -3,7 +3,7 @@
 // the caller.
 import type { ProbeSessionReply } from '@dv/contracts';
 import { classifyReply, nextAction, type ClassifiedReply, type ProbeOutcome, type RetryLadders, type RetryPolicy, type SessionOutcome } from '@dv/verdict';
-import { isErrorLimitCut } from './cut.ts';
+import { isErrorLimitCut } from './harvest-cut.ts';
 
 export type AddressDecision =
   /** Ends here: call verdict() with this probe outcome. */
@@ -36,7 +36,7 @@ export interface DecideInput {
   ladders: RetryLadders | RetryPolicy;
   throttleStreak: number;
   otherIpAvailable: boolean;
-  /** Times this item was already sent again after a harvest defence's cut, and the most allowed (cut.ts). */
+  /** Times this item was already sent again after a harvest defence's cut, and the most allowed (harvest-cut.ts). */
   cutRedispatches?: number;
   maxCutRedispatches?: number;
   /** The session could not reach the MX hosts, and another usable IP has not found them down (mx-health.ts downForEveryIp). */

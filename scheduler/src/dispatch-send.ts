@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { SUBJECTS, probeSessionReply, type ProbeSessionReply, type ProbeSessionRequest } from '@dv/contracts';
 import { REQUEST_ID_HEADER, requestIdHeaders } from '@dv/runtime';
 import type { DomainQueue } from './batcher.ts';
-import { probesCatchAll } from './cut.ts';
+import { probesCatchAll } from './harvest-cut.ts';
 import type { SessionSettler } from './dispatch-settle.ts';
 import type { DispatcherDeps } from './dispatch-types.ts';
 import type { Candidate } from './fleet.ts';

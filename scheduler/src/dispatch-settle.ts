@@ -6,7 +6,7 @@
 import type { ProbeSessionReply } from '@dv/contracts';
 import { classifyReply, verdict } from '@dv/verdict';
 import { retryPolicy } from './config.ts';
-import { errorBudgetFrom } from './cut.ts';
+import { errorBudgetFrom } from './harvest-cut.ts';
 import { decideAddress, provesCatchAll } from './decide.ts';
 import type { DispatcherDeps, SessionBatch } from './dispatch-types.ts';
 import { rankCandidates, type Candidate } from './fleet.ts';
@@ -15,7 +15,7 @@ import type { LocalFacts } from './local-facts.ts';
 import { providerLabel } from './metrics.ts';
 import { downForEveryIp, mxDownMarks } from './mx-health.ts';
 import { parkItems, type Park } from './park.ts';
-import { poisonResult } from './poison.ts';
+import { poisonResult } from './poison-result.ts';
 
 /** How long a learned RCPT limit or error budget lives (as in Redis, politeness.ts). */
 const LEARNED_RCPTS_MS = 86_400_000;
@@ -84,7 +84,7 @@ export class SessionSettler {
         cutRedispatches: h.cutRedispatches ?? 0, maxCutRedispatches: cfg.MAX_CUT_REDISPATCHES, reachableElsewhere,
       });
       if (dec.kind === 'elsewhere') {
-        // Not judged and not an attempt; a node's fault counts as a lost session (bounded, poison.ts).
+        // Not judged and not an attempt; a node's fault counts as a lost session (bounded, poison-result.ts).
         h.redispatches++;
         if (dec.why === 'node_fault' && this.lost(v, now)) continue;
         if (dec.why === 'unreachable_here') this.d.metrics.redispatches.inc({ reason: 'mx_down_here' });
@@ -150,7 +150,7 @@ export class SessionSettler {
   }
 
   /**
-   * Counts a lost session for the item; past PROBE_REDISPATCH_MAX it ends it (poison.ts): a batch
+   * Counts a lost session for the item; past PROBE_REDISPATCH_MAX it ends it (poison-result.ts): a batch
    * that loses every node it goes to may be what breaks them. True when it was ended.
    */
   lost(v: LiveItem, now: Date): boolean {

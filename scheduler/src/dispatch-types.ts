@@ -12,7 +12,7 @@ export interface DispatcherDeps extends LiveDeps {
   requeue: (item: LiveItem, preferIp: string | null) => void;
   /** A session proved the domain catch-all (this replica's memo learns it at once). */
   onCatchAll: (domain: string) => void;
-  /** The provider's learned error budget per connection (cut.ts), null when none. */
+  /** The provider's learned error budget per connection (harvest-cut.ts), null when none. */
   errorBudget: (provider: string) => Promise<number | null>;
   /** A harvest defence's cut taught this budget; `heldMs` > 0 when Redis could not take it and this replica must keep it that long. */
   onErrorBudget: (provider: string, n: number, heldMs: number) => void;

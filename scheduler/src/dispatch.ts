@@ -11,7 +11,7 @@ import { SessionSender } from './dispatch-send.ts';
 import { SessionSettler } from './dispatch-settle.ts';
 import type { DispatcherDeps } from './dispatch-types.ts';
 import { free, holdForFaster, rankCandidates, type Candidate } from './fleet.ts';
-import { releaseHeld } from './held.ts';
+import { releaseHeld } from './held-item.ts';
 import type { LiveItem } from './live-types.ts';
 import { downForEveryIp, downForIp } from './mx-health.ts';
 import { parkItems } from './park.ts';

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Rcode, Resolver, ResolveResult } from '@dv/mailsec';
 import { providerForMx, type DnsOutcome } from '@dv/verdict';
-import { Memo } from './memo.ts';
+import { Memo } from './coalesce.ts';
 
 /** Answers are also kept in process this long at most (the shared Redis copy lives for the TTL). */
 const LOCAL_TTL_MS = 30_000;

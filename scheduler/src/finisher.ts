@@ -3,7 +3,7 @@
 // store: a crash in between redelivers, and the store finds the items already done.
 import type { Logger } from '@dv/runtime';
 import type { VerificationResult } from '@dv/verdict';
-import { ackHeld, releaseHeld, type HeldItem } from './held.ts';
+import { ackHeld, releaseHeld, type HeldItem } from './held-item.ts';
 import type { FinishedItem, ResultStore } from './store.ts';
 
 interface Pending {

@@ -8,7 +8,7 @@ import type { DnsOutcome, ProviderRow } from '@dv/verdict';
 import type { SchedulerConfig } from './config.ts';
 import type { Finisher } from './finisher.ts';
 import type { Fleet } from './fleet.ts';
-import type { HeldItem } from './held.ts';
+import type { HeldItem } from './held-item.ts';
 import type { SchedulerMetrics } from './metrics.ts';
 
 export interface LiveDeps {

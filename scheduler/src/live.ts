@@ -4,12 +4,12 @@
 import { saneDnsResolver, serversFromEnv, type ResolverSanity, type SaneDns } from '@dv/mailsec';
 import { verdict, type DnsOutcome, type ProviderRow } from '@dv/verdict';
 import { Batcher } from './batcher.ts';
-import { probesCatchAll, rcptsWithinErrorBudget } from './cut.ts';
+import { probesCatchAll, rcptsWithinErrorBudget } from './harvest-cut.ts';
 import type { LiveDeps, LiveItem } from './live-types.ts';
 import { Dispatcher } from './dispatch.ts';
 import { MxLookup } from './dns.ts';
-import { releaseHeld, type HeldItem } from './held.ts';
-import { Memo } from './memo.ts';
+import { releaseHeld, type HeldItem } from './held-item.ts';
+import { Memo } from './coalesce.ts';
 import { downForEveryIp, MxHealth, MxHealthStore } from './mx-health.ts';
 import { Politeness, limitsFor } from './politeness.ts';
 
@@ -33,7 +33,7 @@ export class LivePath {
    * grow with every domain seen: bounded like every memo (each is re-read from Redis when needed).
    */
   private readonly learned = new Memo<number | null>(LEARNED_CACHE_MS, LEARNED_CACHE_MAX);
-  /** Learned error budgets per provider (cut.ts), bounded and re-read like the RCPT limits. */
+  /** Learned error budgets per provider (harvest-cut.ts), bounded and re-read like the RCPT limits. */
   private readonly learnedErrors = new Memo<number | null>(LEARNED_CACHE_MS, LEARNED_CACHE_MAX);
   private stopping = false;
   private readonly catchAll = new Memo<boolean>(FACT_MEMO_MS);

@@ -8,7 +8,7 @@
 // clock, so replicas with skewed clocks agree).
 import type { Redis } from 'ioredis';
 import type { ProbeSessionReply } from '@dv/contracts';
-import { Memo } from './memo.ts';
+import { Memo } from './coalesce.ts';
 
 /** For one MX host: milliseconds left of its down mark, by IP key (absent = not down for that IP). */
 export type HostDown = ReadonlyMap<string, number>;

@@ -3,7 +3,7 @@
 // when due. So a restart (or a crash of this replica) loses no waiting item.
 import type { Db } from 'mongodb';
 import { COLLECTIONS, type JobItemDoc } from '@dv/contracts';
-import { ackHeld, releaseHeld, type HeldItem } from './held.ts';
+import { ackHeld, releaseHeld, type HeldItem } from './held-item.ts';
 
 export interface ParkInfo {
   dueAt: Date;

@@ -8,9 +8,9 @@ import { COLLECTIONS, cacheId, itemId, verifyItemMessage, type CacheDoc, type Jo
 import { requestIdOf, type Logger } from '@dv/runtime';
 import { precheck } from '@dv/verdict';
 import type { Finisher } from './finisher.ts';
-import { ReplyAcker, releaseHeld, type Acker, type HeldFacts, type HeldItem } from './held.ts';
-import { BatchLoader, Memo } from './memo.ts';
-import { deliveryCount, poisonResult, type PoisonReason } from './poison.ts';
+import { ReplyAcker, releaseHeld, type Acker, type HeldFacts, type HeldItem } from './held-item.ts';
+import { BatchLoader, Memo } from './coalesce.ts';
+import { deliveryCount, poisonResult, type PoisonReason } from './poison-result.ts';
 import { sandboxAnswer } from './sandbox.ts';
 import type { ResultStore } from './store.ts';
 
@@ -24,7 +24,7 @@ type LoadedItem = HeldFacts & Pick<JobItemDoc, 'state' | 'next_attempt_at'>;
 const ITEM_PROJECTION = { _id: 1, job_id: 1, account_id: 1, email: 1, ref: 1, attempts: 1, source_ip: 1, first_attempt_at: 1, probe_node: 1, state: 1, next_attempt_at: 1 } as const;
 
 /**
- * A held message is acked through its reply subject (held.ts, ReplyAcker), so the JsMsg itself
+ * A held message is acked through its reply subject (held-item.ts, ReplyAcker), so the JsMsg itself
  * (payload, headers, a view pinning its socket read chunk) is not kept. JsMsg's implementation
  * exposes the reply subject; should a client version not, the message itself is kept.
  */
@@ -43,7 +43,7 @@ export interface PipelineDeps {
   /** Hands an item that needs an SMTP session to the live path. */
   live: (h: HeldItem) => void;
   held: Set<HeldItem>;
-  /** VERIFY_MAX_DELIVERIES: a message delivered more often than this ends its item (poison.ts). */
+  /** VERIFY_MAX_DELIVERIES: a message delivered more often than this ends its item (poison-result.ts). */
   maxDeliveries: number;
   /** Counts and logs an item given up (the metric lives with the scheduler's). */
   onPoison: (h: HeldItem, reason: PoisonReason, count: number) => void;
@@ -118,7 +118,7 @@ export class Pipeline {
         msg.ack();
         return;
       }
-      // Only the ack subject and the few fields used later are kept (held.ts, "Memory").
+      // Only the ack subject and the few fields used later are kept (held-item.ts, "Memory").
       const facts: HeldFacts = {
         _id: item._id,
         // The job's strings, shared by all its items, instead of a copy per item document.

@@ -129,7 +129,7 @@ export class Politeness {
     await this.redis.set(`${this.prefix}rcpts:${provider}`, String(n), 'EX', 86_400);
   }
 
-  /** Error budget per connection learned from harvest defences' cuts (cut.ts), per provider. */
+  /** Error budget per connection learned from harvest defences' cuts (harvest-cut.ts), per provider. */
   async learnedErrorBudget(provider: string): Promise<number | null> {
     const v = await this.redis.get(`${this.prefix}errors:${provider}`);
     return v ? Number(v) : null;

@@ -51,7 +51,7 @@ describe('sandbox items through the same storing path', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(done.filter((d) => d.job_id === job._id)).toContainEqual({ job_id: job._id, kind: 'job', status: 'completed' });
     sub.unsubscribe();
-    // Held messages are acked by reply subject (held.ts): every message acked, none redelivered.
+    // Held messages are acked by reply subject (held-item.ts): every message acked, none redelivered.
     const consumer = await (await jetstreamManager(t.nc)).consumers.info('VERIFY', 'scheduler-list');
     expect(consumer.num_ack_pending).toBe(0);
     expect(consumer.num_redelivered).toBe(0);

@@ -9,7 +9,7 @@ import type { Logger } from '@dv/runtime';
 import type { SchedulerConfig } from './config.ts';
 import { Finisher } from './finisher.ts';
 import { Fleet } from './fleet.ts';
-import { releaseHeld, touchHeld, type HeldItem } from './held.ts';
+import { releaseHeld, touchHeld, type HeldItem } from './held-item.ts';
 import { Intake } from './intake.ts';
 import { LivePath } from './live.ts';
 import { LoadPublisher } from './load-publisher.ts';

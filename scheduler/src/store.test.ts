@@ -5,7 +5,7 @@ import { COLLECTIONS, type EventDoc, type JobDoc, type LatestResultDoc } from '@
 import { createLogger } from '@dv/runtime';
 import { sandboxResult } from '@dv/verdict';
 import { Finisher } from './finisher.ts';
-import type { HeldItem } from './held.ts';
+import type { HeldItem } from './held-item.ts';
 import { ResultStore, type FinishedItem } from './store.ts';
 import { createTestJob, itemsOf } from './testing/jobs.ts';
 import { startHarness, until, type Harness } from './testing/harness.ts';

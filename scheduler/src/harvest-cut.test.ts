@@ -1,9 +1,9 @@
-// Table-driven tests of the pure rules for sessions cut by a harvest defence (cut.ts) and of what
+// Table-driven tests of the pure rules for sessions cut by a harvest defence (harvest-cut.ts) and of what
 // decideAddress makes of the addresses such a cut left unanswered.
 import { describe, expect, it } from 'vitest';
 import type { ProbeSessionReply, SmtpReply } from '@dv/contracts';
 import { providerForMx } from '@dv/verdict';
-import { errorBudgetFrom, isErrorLimitCut, probesCatchAll, rcptsWithinErrorBudget } from './cut.ts';
+import { errorBudgetFrom, isErrorLimitCut, probesCatchAll, rcptsWithinErrorBudget } from './harvest-cut.ts';
 import { decideAddress } from './decide.ts';
 
 const r = (code: number, enhanced: string | null, text: string): SmtpReply => ({ code, enhanced, text });
@@ -28,7 +28,7 @@ function session(cut: { reply: SmtpReply; errors: number } | undefined): ProbeSe
   };
 }
 
-describe('cut.ts', () => {
+describe('harvest-cut.ts', () => {
   it.each([
     ['Postfix smtpd_hard_error_limit', POSTFIX_CUT, 5, true, 5],
     ['Exchange', r(421, '4.7.0', 'Too many errors on this connection, closing transmission channel'), 3, true, 3],

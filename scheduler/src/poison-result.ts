@@ -3,7 +3,7 @@
 // never completes. It ends as a terminal unknown with a reason; the VERIFY consumers keep
 // max_deliver unlimited on purpose, since a message JetStream drops would leave its item open.
 import { checkSyntax, verdict, type VerificationResult } from '@dv/verdict';
-import type { HeldItem } from './held.ts';
+import type { HeldItem } from './held-item.ts';
 
 /** Why an item was given up: its JetStream deliveries or its lost probe sessions passed their bound. */
 export type PoisonReason = 'deliveries' | 'lost_sessions';

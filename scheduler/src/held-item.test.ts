@@ -1,7 +1,7 @@
-// Held items are acked through the message's reply subject (held.ts ReplyAcker) instead of keeping
+// Held items are acked through the message's reply subject (held-item.ts ReplyAcker) instead of keeping
 // the JsMsg: the same protocol bytes JsMsg sends, only one final ack, progress acks until then.
 import { describe, expect, it } from 'vitest';
-import { ReplyAcker, ackHeld, releaseHeld, touchHeld, type HeldItem } from './held.ts';
+import { ReplyAcker, ackHeld, releaseHeld, touchHeld, type HeldItem } from './held-item.ts';
 
 function recorder() {
   const sent: Array<[string, string]> = [];

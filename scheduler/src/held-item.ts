@@ -72,9 +72,9 @@ export interface HeldItem {
   lists?: ListSignals;
   /** Sessions this item took part in during this hold that ended without a reply for it (busy node, lost node). */
   redispatches: number;
-  /** Of those, sessions cut by a harvest defence before answering it (cut.ts); absent = none. */
+  /** Of those, sessions cut by a harvest defence before answering it (harvest-cut.ts); absent = none. */
   cutRedispatches?: number;
-  /** Of those, sessions lost (node timed out, no responders, gone), bounded by PROBE_REDISPATCH_MAX (poison.ts); absent = none. */
+  /** Of those, sessions lost (node timed out, no responders, gone), bounded by PROBE_REDISPATCH_MAX (poison-result.ts); absent = none. */
   lostSessions?: number;
   settled: boolean;
   /** The set of held items this one is in (in-flight bookkeeping): left when acked or released. */
