@@ -20,6 +20,26 @@ import { poisonResult } from './poison-result.ts';
 /** How long a learned RCPT limit or error budget lives (as in Redis, politeness.ts). */
 const LEARNED_RCPTS_MS = 86_400_000;
 
+/** A decision that judged the address (the others send it again unjudged). */
+type Judged = Exclude<ReturnType<typeof decideAddress>, { kind: 'elsewhere' | 'redispatch' }>;
+
+/** One session's settling: its facts, and what its addresses did so far (one pause, one block, one park write). */
+interface SettleRun {
+  batch: SessionBatch;
+  c: Candidate;
+  reply: ProbeSessionReply;
+  startedAt: Date;
+  otherIpAvailable: boolean;
+  reachableElsewhere: boolean;
+  ladders: ReturnType<typeof retryPolicy>;
+  sourceIp: string | null;
+  paused: boolean;
+  blocked: boolean;
+  now: Date;
+  // The session's greylisted addresses are parked together, in one write, after the loop.
+  parks: Park[];
+}
+
 export class SessionSettler {
   private readonly d: DispatcherDeps;
   /** Pauses, blocks and learned limits Redis could not take: the dispatcher's, whose gates read them. */
@@ -33,10 +53,35 @@ export class SessionSettler {
   }
 
   async settle(batch: SessionBatch, c: Candidate, reply: ProbeSessionReply, startedAt: Date): Promise<void> {
-    const { provider, dns } = batch.values[0]!;
+    const { provider } = batch.values[0]!;
+    const reachableElsewhere = await this.learnHealth(batch, c, reply);
+    await this.learnFromReply(batch, reply);
+    // Only a policy block needs to know whether another IP could take the work (Redis round trips).
+    const blockedHere = reply.results.some((r) => r.reply && classifyReply(r.reply).class === 'policy_blocked');
+    const otherIpAvailable = blockedHere ? await this.otherIpAvailable(provider.id, c.ipKey) : false;
+    const run: SettleRun = {
+      batch, c, reply, startedAt, otherIpAvailable, reachableElsewhere,
+      ladders: retryPolicy(this.d.config),
+      sourceIp: reply.source_ip ?? c.sourceIp,
+      paused: false,
+      blocked: false,
+      now: new Date(),
+      parks: [],
+    };
+    for (const v of batch.values) await this.settleItem(run, v);
+    await parkItems(this.d.db, run.parks);
+    // A clean session ends a throttle streak; only pairs this replica saw throttled can have one.
+    const pair = `${provider.id}|${c.ipKey}`;
+    if (!run.paused && reply.outcome === 'completed' && this.throttled.delete(pair)) void this.d.politeness.clearStreak(provider.id, c.ipKey).catch(() => undefined);
+  }
+
+  /**
+   * MX health is per (host, source IP); a node's own trouble marks nothing and steers work away
+   * from it. True when the MX hosts marked down here are reachable from another IP.
+   */
+  private async learnHealth(batch: SessionBatch, c: Candidate, reply: ProbeSessionReply): Promise<boolean> {
+    const { dns } = batch.values[0]!;
     const cfg = this.d.config;
-    const pol = this.d.politeness;
-    // MX health is per (host, source IP); a node's own trouble marks nothing and steers work away from it.
     const marks = mxDownMarks(reply, dns.mx, cfg.MX_DOWN_MS, cfg.MX_DOWN_TIMEOUT_MS);
     for (const m of marks) {
       if (!(await this.d.mxHealth.mark(m.host, c.ipKey, m.ms))) this.d.log.warn({ host: m.host, ip: c.ipKey }, 'MX down mark not stored in Redis; held by this replica only');
@@ -48,6 +93,13 @@ export class SessionSettler {
       this.d.metrics.redispatches.inc({ reason: `node_${reply.node_fault}` });
       this.d.log.warn({ node: c.node.id, ip: c.ipKey, fault: reply.node_fault, domain: batch.domain }, 'probe node ended the session itself; its unanswered addresses go elsewhere');
     }
+    return reachableElsewhere;
+  }
+
+  /** What the reply teaches about the provider and domain: a harvest defence's error budget, a catch-all. */
+  private async learnFromReply(batch: SessionBatch, reply: ProbeSessionReply): Promise<void> {
+    const { provider } = batch.values[0]!;
+    const pol = this.d.politeness;
     const budget = errorBudgetFrom(reply);
     if (budget !== null) {
       // Before the addresses it left go back to their batch, so they are sized by it.
@@ -63,90 +115,89 @@ export class SessionSettler {
     }
     if (provesCatchAll(reply) && !provider.quirks.acceptsAllAtRcpt) {
       this.d.onCatchAll(batch.domain);
-      await pol.rememberCatchAll(batch.domain, cfg.CATCH_ALL_MEMORY_MS).catch(() => undefined);
+      await pol.rememberCatchAll(batch.domain, this.d.config.CATCH_ALL_MEMORY_MS).catch(() => undefined);
     }
-    // Only a policy block needs to know whether another IP could take the work (Redis round trips).
-    const blockedHere = reply.results.some((r) => r.reply && classifyReply(r.reply).class === 'policy_blocked');
-    const otherIpAvailable = blockedHere ? await this.otherIpAvailable(provider.id, c.ipKey) : false;
-    const ladders = retryPolicy(cfg);
-    const sourceIp = reply.source_ip ?? c.sourceIp;
-    let paused = false;
-    let blocked = false;
-    const now = new Date();
-    // The session's greylisted addresses are parked together, in one write, after the loop.
-    const parks: Park[] = [];
-    for (const v of batch.values) {
-      const { h } = v;
-      if (h.settled) continue;
-      const first = h.item.first_attempt_at ?? startedAt;
-      const attempt = h.item.attempts + 1;
-      const dec = decideAddress({ address: h.syntax!.address, reply, attempt, elapsedMs: now.getTime() - first.getTime(), ladders, throttleStreak: 0, otherIpAvailable,
-        cutRedispatches: h.cutRedispatches ?? 0, maxCutRedispatches: cfg.MAX_CUT_REDISPATCHES, reachableElsewhere,
-      });
-      if (dec.kind === 'elsewhere') {
-        // Not judged and not an attempt; a node's fault counts as a lost session (bounded, poison-result.ts).
-        h.redispatches++;
-        if (dec.why === 'node_fault' && this.lost(v, now)) continue;
-        if (dec.why === 'unreachable_here') this.d.metrics.redispatches.inc({ reason: 'mx_down_here' });
-        // A greylist retry keeps its source IP through a node's restart; not through its broken egress.
-        this.d.requeue(v, reply.node_fault === 'shutdown' ? batch.preferIp : null);
-        continue;
-      }
-      if (dec.kind === 'redispatch') {
-        // Unanswered by a cut session: not an attempt (nothing was learned about the address).
-        h.redispatches++;
-        h.cutRedispatches = (h.cutRedispatches ?? 0) + 1;
+  }
+
+  /** Decides one address of the session and acts on it (or sends it elsewhere, unjudged). */
+  private async settleItem(run: SettleRun, v: LiveItem): Promise<void> {
+    const { h } = v;
+    if (h.settled) return;
+    const { batch, reply, now } = run;
+    const cfg = this.d.config;
+    const first = h.item.first_attempt_at ?? run.startedAt;
+    const attempt = h.item.attempts + 1;
+    const dec = decideAddress({ address: h.syntax!.address, reply, attempt, elapsedMs: now.getTime() - first.getTime(), ladders: run.ladders, throttleStreak: 0, otherIpAvailable: run.otherIpAvailable,
+      cutRedispatches: h.cutRedispatches ?? 0, maxCutRedispatches: cfg.MAX_CUT_REDISPATCHES, reachableElsewhere: run.reachableElsewhere,
+    });
+    if (dec.kind === 'elsewhere') {
+      // Not judged and not an attempt; a node's fault counts as a lost session (bounded, poison-result.ts).
+      h.redispatches++;
+      if (dec.why === 'node_fault' && this.lost(v, now)) return;
+      if (dec.why === 'unreachable_here') this.d.metrics.redispatches.inc({ reason: 'mx_down_here' });
+      // A greylist retry keeps its source IP through a node's restart; not through its broken egress.
+      this.d.requeue(v, reply.node_fault === 'shutdown' ? batch.preferIp : null);
+      return;
+    }
+    if (dec.kind === 'redispatch') {
+      // Unanswered by a cut session: not an attempt (nothing was learned about the address).
+      h.redispatches++;
+      h.cutRedispatches = (h.cutRedispatches ?? 0) + 1;
+      this.d.requeue(v, batch.preferIp);
+      return;
+    }
+    h.item.attempts = attempt;
+    h.item.first_attempt_at = first;
+    await this.act(run, v, dec, attempt, first);
+  }
+
+  /** Carries out a judged address's decision: store, park, pause the provider, move IP, or resend with fewer RCPTs. */
+  private async act(run: SettleRun, v: LiveItem, dec: Judged, attempt: number, first: Date): Promise<void> {
+    const { h } = v;
+    const { batch, c, now } = run;
+    const { provider, dns } = batch.values[0]!;
+    const pol = this.d.politeness;
+    const label = providerLabel(provider);
+    switch (dec.kind) {
+      case 'final':
+        this.d.finisher.finish(h, verdict({ email: h.item.email, syntax: h.syntax!, lists: h.lists, dns, probe: dec.probe, now, ref: h.item.ref }), attempt);
+        break;
+      case 'retry':
+        this.d.metrics.greylistRetries.inc({ provider: label });
+        run.parks.push({ h, info: { dueAt: new Date(now.getTime() + dec.delayMs), attempts: attempt, firstAttemptAt: first, sourceIp: run.sourceIp, probeNode: c.node.id } });
+        break;
+      case 'pause':
+        if (!run.paused) {
+          run.paused = true;
+          this.throttled.add(`${provider.id}|${c.ipKey}`);
+          const ms = await this.recordPause(provider.id, c.ipKey);
+          this.d.metrics.providerPauses.inc({ provider: label });
+          this.d.log.info({ provider: provider.id, ip: c.ipKey, pauseMs: ms }, 'throttled: provider paused for this IP');
+        }
+        this.d.requeue(v, null);
+        break;
+      case 'move_ip':
+        if (!run.blocked) {
+          run.blocked = true;
+          await pol.block(provider.id, c.ipKey, dec.blockMs).catch((err: unknown) => {
+            this.holdLocally('block', provider.id, c.ipKey, dec.blockMs, 'blocked', (left) => pol.block(provider.id, c.ipKey, left), err);
+          });
+          this.d.metrics.ipBlocks.inc({ provider: label });
+          this.d.log.warn({ provider: provider.id, ip: c.ipKey }, 'policy block: IP marked blocked for this provider; moving the work');
+        }
+        this.d.requeue(v, null);
+        break;
+      case 'fewer_rcpts':
+        await pol.learnRcpts(provider.id, dec.maxRcpts).then(
+          () => this.d.onLearnedRcpts(provider.id, dec.maxRcpts, 0),
+          (err: unknown) => {
+            this.d.onLearnedRcpts(provider.id, dec.maxRcpts, LEARNED_RCPTS_MS);
+            this.holdLocally('rcpts', provider.id, '', LEARNED_RCPTS_MS, null, () => pol.learnRcpts(provider.id, dec.maxRcpts), err);
+          },
+        );
         this.d.requeue(v, batch.preferIp);
-        continue;
-      }
-      h.item.attempts = attempt;
-      h.item.first_attempt_at = first;
-      const label = providerLabel(provider);
-      switch (dec.kind) {
-        case 'final':
-          this.d.finisher.finish(h, verdict({ email: h.item.email, syntax: h.syntax!, lists: h.lists, dns, probe: dec.probe, now, ref: h.item.ref }), attempt);
-          break;
-        case 'retry':
-          this.d.metrics.greylistRetries.inc({ provider: label });
-          parks.push({ h, info: { dueAt: new Date(now.getTime() + dec.delayMs), attempts: attempt, firstAttemptAt: first, sourceIp, probeNode: c.node.id } });
-          break;
-        case 'pause':
-          if (!paused) {
-            paused = true;
-            this.throttled.add(`${provider.id}|${c.ipKey}`);
-            const ms = await this.recordPause(provider.id, c.ipKey);
-            this.d.metrics.providerPauses.inc({ provider: label });
-            this.d.log.info({ provider: provider.id, ip: c.ipKey, pauseMs: ms }, 'throttled: provider paused for this IP');
-          }
-          this.d.requeue(v, null);
-          break;
-        case 'move_ip':
-          if (!blocked) {
-            blocked = true;
-            await pol.block(provider.id, c.ipKey, dec.blockMs).catch((err: unknown) => {
-              this.holdLocally('block', provider.id, c.ipKey, dec.blockMs, 'blocked', (left) => pol.block(provider.id, c.ipKey, left), err);
-            });
-            this.d.metrics.ipBlocks.inc({ provider: label });
-            this.d.log.warn({ provider: provider.id, ip: c.ipKey }, 'policy block: IP marked blocked for this provider; moving the work');
-          }
-          this.d.requeue(v, null);
-          break;
-        case 'fewer_rcpts':
-          await pol.learnRcpts(provider.id, dec.maxRcpts).then(
-            () => this.d.onLearnedRcpts(provider.id, dec.maxRcpts, 0),
-            (err: unknown) => {
-              this.d.onLearnedRcpts(provider.id, dec.maxRcpts, LEARNED_RCPTS_MS);
-              this.holdLocally('rcpts', provider.id, '', LEARNED_RCPTS_MS, null, () => pol.learnRcpts(provider.id, dec.maxRcpts), err);
-            },
-          );
-          this.d.requeue(v, batch.preferIp);
-          break;
-      }
+        break;
     }
-    await parkItems(this.d.db, parks);
-    // A clean session ends a throttle streak; only pairs this replica saw throttled can have one.
-    const pair = `${provider.id}|${c.ipKey}`;
-    if (!paused && reply.outcome === 'completed' && this.throttled.delete(pair)) void pol.clearStreak(provider.id, c.ipKey).catch(() => undefined);
   }
 
   /**
