@@ -2,7 +2,7 @@
 // domains collapse to `self_hosted` so customer domains never become label values), status, reason.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ProviderRow } from '@dv/verdict';
-import type { PoisonReason } from './poison-result.ts';
+import type { PoisonReason } from './intake/poison-result.ts';
 
 export const SCHEDULER_METRICS = {
   queueDepth: 'scheduler_queue_depth',
