@@ -18,6 +18,13 @@ export default tseslint.config(
   // The README's layering: another workspace only by package name, declared in package.json, to a
   // subpath it exports (scripts/eslint/workspace-imports.js).
   { files: ['**/*.{ts,js,mjs}'], plugins: { workspaces }, rules: { 'workspaces/imports': 'error' } },
+  // Functions stay short enough to read at once: a longer one is split into named steps. Tests,
+  // test harnesses and benchmarks are exempt (a test reads top to bottom as one scenario).
+  {
+    files: ['**/*.ts'],
+    ignores: ['**/*.test.ts', '**/testing/**', 'test/**'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
   // mongosh scripts mounted into Kubernetes Jobs: they run in mongosh, which provides these.
   { files: ['k8s/**/*.js'], languageOptions: { globals: { rs: 'readonly', print: 'readonly', db: 'readonly' } } },
 );

@@ -10,8 +10,8 @@ import { createLogger } from '@dv/runtime';
 import { schedulerConfigSchema } from './config.ts';
 import { SCHEDULER_DEFAULTS } from './defaults.ts';
 import { createSchedulerMetrics } from './metrics.ts';
-import { ResultStore } from './store.ts';
-import { Sweeper } from './sweep.ts';
+import { ResultStore } from './store/store.ts';
+import { Sweeper } from './sweeps/sweep.ts';
 import { FAST_ENV, startHarness, type Harness } from './testing/harness.ts';
 import { createTestJob, itemsOf } from './testing/jobs.ts';
 

@@ -74,7 +74,7 @@ export const SCHEDULER_DEFAULTS = {
   maxRcptsPerSession: 20,
   /**
    * MAX_CUT_REDISPATCHES: times an address left unanswered by a harvest defence's cut (421 "too many
-   * errors") is sent again at once, not counted as an attempt (cut.ts). The learned error budget
+   * errors") is sent again at once, not counted as an attempt (harvest-cut.ts). The learned error budget
    * stops the cuts after the first; the cap only bounds a host that cuts every session, whose
    * 421 then counts as a throttle (pause, ladder).
    */
@@ -159,13 +159,13 @@ export const SCHEDULER_DEFAULTS = {
   /**
    * PROBE_REDISPATCH_MAX: lost probe sessions (the node timed out, had no responders or went away)
    * one item may take part in while held, each sent again elsewhere; the next loss ends it as a
-   * terminal unknown (poison.ts). A busy node does not count: nothing was tried.
+   * terminal unknown (poison-result.ts). A busy node does not count: nothing was tried.
    */
   probeRedispatchMax: 5,
   /**
    * VERIFY_MAX_DELIVERIES: deliveries of one VERIFY message (JetStream's count: failures released
    * with nak, ack_wait expiries, replica shutdowns) before the item is ended as a terminal unknown
-   * instead of worked again (poison.ts). Generous: a rolling restart releases held items too.
+   * instead of worked again (poison-result.ts). Generous: a rolling restart releases held items too.
    */
   verifyMaxDeliveries: 20,
 

@@ -2,7 +2,7 @@
 // domains collapse to `self_hosted` so customer domains never become label values), status, reason.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { ProviderRow } from '@dv/verdict';
-import type { PoisonReason } from './poison.ts';
+import type { PoisonReason } from './intake/poison-result.ts';
 
 export const SCHEDULER_METRICS = {
   queueDepth: 'scheduler_queue_depth',
@@ -59,7 +59,7 @@ export function createSchedulerMetrics(registry: Registry) {
 
 /** Both reasons exported from the start (at 0), so an alert on increase() sees the first one. */
 function poisonCounter(r: Registry[]): Counter<'reason'> {
-  const c = new Counter({ name: SCHEDULER_METRICS.poisonItems, help: 'Items given up as terminal unknown after too many deliveries or lost probe sessions (poison.ts), by reason', labelNames: ['reason'] as const, registers: r });
+  const c = new Counter({ name: SCHEDULER_METRICS.poisonItems, help: 'Items given up as terminal unknown after too many deliveries or lost probe sessions (poison-result.ts), by reason', labelNames: ['reason'] as const, registers: r });
   for (const reason of ['deliveries', 'lost_sessions'] satisfies PoisonReason[]) c.inc({ reason }, 0);
   return c;
 }

@@ -7,16 +7,16 @@ import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { Logger, WorkLoop } from '@dv/runtime';
 import type { SchedulerConfig } from './config.ts';
-import { Finisher } from './finisher.ts';
-import { Fleet } from './fleet.ts';
-import { releaseHeld, type HeldItem } from './held.ts';
-import { createIntake, type IntakePriority } from './intake.ts';
-import { LivePath } from './live.ts';
-import { LoadPublisher } from './load-publisher.ts';
+import { Finisher } from './store/finisher.ts';
+import { Fleet } from './fleet/fleet.ts';
+import { releaseHeld, type HeldItem } from './intake/held-item.ts';
+import { createIntake, type IntakePriority } from './intake/intake.ts';
+import { LivePath } from './live/live.ts';
+import { LoadPublisher } from './load/load-publisher.ts';
 import { createSchedulerMetrics } from './metrics.ts';
-import { Pipeline } from './pipeline.ts';
-import { ResultStore } from './store.ts';
-import { Sweeper } from './sweep.ts';
+import { Pipeline } from './intake/pipeline.ts';
+import { ResultStore } from './store/store.ts';
+import { Sweeper } from './sweeps/sweep.ts';
 
 export interface SchedulerDeps {
   nc: NatsConnection;

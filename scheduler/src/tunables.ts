@@ -66,7 +66,7 @@ export const SCHEDULER_TUNABLES = tunables({
   MAX_CUT_REDISPATCHES: {
     schema: env.int(D.maxCutRedispatches, 0, 100),
     unit: 'sends',
-    meaning: 'times an address left unanswered by a harvest defence\'s cut (421 "too many errors") is sent again at once, not counted as an attempt (cut.ts)',
+    meaning: 'times an address left unanswered by a harvest defence\'s cut (421 "too many errors") is sent again at once, not counted as an attempt (dispatch/harvest-cut.ts)',
   },
   POLITE_MAX_SESSIONS: { schema: env.int(D.politeMaxSessions, 0, 1_000), unit: 'sessions', meaning: 'concurrent sessions per (provider, source IP); 0 = provider table (5, Microsoft 2)' },
   POLITE_SESSIONS_PER_MIN: { schema: env.int(D.politeSessionsPerMin, 0, 100_000), meaning: 'new sessions per (provider, source IP); 0 = provider table (gmail 10, microsoft 10, yahoo 25, others 60)' },
@@ -106,12 +106,12 @@ export const SCHEDULER_TUNABLES = tunables({
   PROBE_REDISPATCH_MAX: {
     schema: env.int(D.probeRedispatchMax, 0, 100),
     unit: 'sessions',
-    meaning: 'lost probe sessions one item may take part in while held, each sent again elsewhere; the next loss ends it as a terminal unknown (poison.ts)',
+    meaning: 'lost probe sessions one item may take part in while held, each sent again elsewhere; the next loss ends it as a terminal unknown (intake/poison-result.ts)',
   },
   VERIFY_MAX_DELIVERIES: {
     schema: env.int(D.verifyMaxDeliveries, 2, 1_000),
     unit: 'deliveries',
-    meaning: 'deliveries of one VERIFY message before the item is ended as a terminal unknown instead of worked again (poison.ts)',
+    meaning: 'deliveries of one VERIFY message before the item is ended as a terminal unknown instead of worked again (intake/poison-result.ts)',
   },
   LOAD_INTERVAL_MS: { schema: ms(D.loadIntervalMs, 50, 600_000), meaning: 'how often load figures are computed and written to the LOAD bucket' },
   LOAD_KEY: { schema: name(D.loadKey), meaning: 'key in the LOAD KV bucket' },

@@ -29,6 +29,7 @@ const domainOrIpArgs = {
   ip: z.string().max(64).optional().describe('An IPv4 or IPv6 address (alternative to domain).'),
 };
 
+// eslint-disable-next-line max-lines-per-function -- one registration per tool and prompt, read as a table
 export function buildMcpServer(ctx: LookupContext, caller: Caller): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   const lookup = async (req: LookupRequest): Promise<CallToolResult> => {

@@ -36,6 +36,10 @@ describe('GET /api/v1/openapi.json', () => {
     expect(buildOpenApiDocument(routes).servers).toBeUndefined();
   });
 
+  it('names operations in snake_case, as the verification and lookup documents do', () => {
+    for (const r of portfolioRoutes()) expect(r.operationId).toMatch(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
+  });
+
   it('describes every route with its parameters, bodies and errors', () => {
     const ops = Object.entries(doc.paths).flatMap(([p, m]) => Object.keys(m).map((k) => `${k.toUpperCase()} ${p}`));
     expect(ops.sort()).toEqual(

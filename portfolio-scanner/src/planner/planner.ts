@@ -23,9 +23,9 @@ import { COLLECTIONS, type CorpusDomainDoc, type PlanTickDoc, type PortfolioScan
 import { JetStreamPublisher, type Logger } from '@dv/runtime';
 import { PORTFOLIO_DEFAULTS } from '../defaults.ts';
 import { nextDueAt, slotOf } from '../store/index.ts';
-import { scanMessageId } from '../worker/request.ts';
 import { getStreamMessage, SCAN_SUBJECTS } from '../worker/stream.ts';
 import { Lease } from './lease.ts';
+import { planMessageId, planTick, tickWindow, type DueDoc, type TickWindow } from './plan-tick.ts';
 
 export interface PlannerConfig {
   REDIS_PREFIX: string;
@@ -52,9 +52,6 @@ export interface TickResult {
   stillQueued: number;
 }
 
-type DueDoc = Pick<CorpusDomainDoc, '_id' | 'next_scan_at' | 'last_slot' | 'planned_at' | 'planned_tick' | 'last_full_dkim_at'> & {
-  result?: Pick<NonNullable<CorpusDomainDoc['result']>, 'dkim_selectors' | 'ns'> | null;
-};
 
 /** The due query's fields: the planner's own, and a scan's start (carried in the message, see `start`). */
 const DUE_PROJECTION = { next_scan_at: 1, last_slot: 1, planned_at: 1, planned_tick: 1, last_full_dkim_at: 1, 'result.dkim_selectors': 1, 'result.ns': 1 } as const;
@@ -105,55 +102,55 @@ export class Planner {
 
   /** One planning pass (the lease is the caller's business). */
   async tick(now = new Date()): Promise<TickResult> {
-    const c = this.d.config;
-    const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
-    const graceMs = Math.min(c.PORTFOLIO_PLAN_GRACE_S * 1000, (c.PORTFOLIO_RESCAN_INTERVAL_S * 1000) / 2);
+    const intervalS = this.d.config.PORTFOLIO_RESCAN_INTERVAL_S;
+    const window = tickWindow(this.d.config, now);
     await this.pullIn(now);
-    const dueBy = new Date(now.getTime() - c.PORTFOLIO_PLAN_DELAY_MS);
-    const due = (await corpus
-      .find({ next_scan_at: { $lte: dueBy }, watchers: { $gt: 0 } }, { projection: DUE_PROJECTION })
-      .sort({ next_scan_at: 1 })
-      .limit(c.PORTFOLIO_PLAN_BATCH)
-      .toArray()) as DueDoc[];
+    const due = await this.findDue(window.dueBy);
     const result: TickResult = { published: 0, republished: 0, stillQueued: 0 };
     if (due.length === 0) return result;
 
-    const later = new Date(now.getTime() + graceMs);
     const marks: AnyBulkWriteOperation<CorpusDomainDoc>[] = [];
     const waiting: string[] = [];
     const toPublish: PortfolioScanMessage[] = [];
-    const sequences = await this.plannedSequences(due, now);
+    const actions = planTick(due, now, intervalS, await this.plannedSequences(due, now));
     await Promise.all(
-      due.map(async (doc) => {
-        const slot = slotOf(doc._id, now, c.PORTFOLIO_RESCAN_INTERVAL_S);
-        if (doc.last_slot !== null && doc.last_slot >= slot) {
-          // Compare-and-set on the due time read: a store that just moved it on wins.
-          marks.push({ updateOne: { filter: { _id: doc._id, next_scan_at: doc.next_scan_at }, update: { $set: { next_scan_at: nextDueAt(doc._id, c.PORTFOLIO_RESCAN_INTERVAL_S, now) } } } });
+      actions.map(async (a) => {
+        if (a.kind === 'advance') {
+          marks.push({ updateOne: { filter: { _id: a.domain, next_scan_at: a.readDueAt }, update: { $set: { next_scan_at: a.nextScanAt } } } });
           return;
         }
-        let reason: PortfolioScanMessage['reason'] = 'due';
-        if (doc.planned_at && slotOf(doc._id, doc.planned_at, c.PORTFOLIO_RESCAN_INTERVAL_S) === slot) {
-          const seq = sequences.get(doc._id);
-          if (seq !== undefined && (await this.stillQueued(seq))) {
-            result.stillQueued++;
-            waiting.push(doc._id);
-            return;
-          }
-          reason = 'republish';
+        if (a.queuedSeq !== undefined && (await this.stillQueued(a.queuedSeq))) {
+          result.stillQueued++;
+          waiting.push(a.msg.domain);
+          return;
         }
-        const start = { last_slot: doc.last_slot, last_full_dkim_at: doc.last_full_dkim_at?.getTime() ?? null, dkim_selectors: doc.result?.dkim_selectors ?? null, ns: doc.result?.ns ?? null };
-        toPublish.push({ domain: doc._id, slot, reason, start });
+        toPublish.push(a.msg);
       }),
     );
+    const published = await this.publishAll(toPublish, now, result);
+    await this.markPlanned(marks, published, waiting, now, window);
+    const republishes = toPublish.filter((m) => m.reason === 'republish');
+    if (republishes.length > 0) this.d.log.warn({ domains: republishes.slice(0, 10).map((m) => m.domain), count: republishes.length }, 'scan messages lost; published again');
+    return result;
+  }
 
+  /** The monitored domains due by `dueBy`, oldest first, a bounded batch (the `next_scan` index). */
+  private async findDue(dueBy: Date): Promise<DueDoc[]> {
+    const corpus = this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name);
+    return (await corpus
+      .find({ next_scan_at: { $lte: dueBy }, watchers: { $gt: 0 } }, { projection: DUE_PROJECTION })
+      .sort({ next_scan_at: 1 })
+      .limit(this.d.config.PORTFOLIO_PLAN_BATCH)
+      .toArray()) as DueDoc[];
+  }
+
+  /** Publishes the messages at once; counts them in `result`; answers the stream sequence of each one published. */
+  private async publishAll(toPublish: PortfolioScanMessage[], now: Date, result: TickResult): Promise<{ domain: string; seq: number }[]> {
     const published: { domain: string; seq: number }[] = [];
     await Promise.all(
       toPublish.map(async (msg) => {
         try {
-          // A republish follows a message known to be gone: an id of its own, or JetStream would
-          // drop it as a duplicate while the first id is inside the duplicate window.
-          const id = msg.reason === 'republish' ? `${scanMessageId(msg.domain, msg.slot)}:r${now.getTime()}` : scanMessageId(msg.domain, msg.slot);
-          const ack = await this.publisher.publish(SCAN_SUBJECTS.rescan, JSON.stringify(msg), { msgID: id });
+          const ack = await this.publisher.publish(SCAN_SUBJECTS.rescan, JSON.stringify(msg), { msgID: planMessageId(msg, now) });
           // A duplicate (the API's priority request for this slot) answers with that message's sequence.
           published.push({ domain: msg.domain, seq: ack.seq });
           if (msg.reason === 'republish') result.republished++;
@@ -164,6 +161,12 @@ export class Planner {
         }
       }),
     );
+    return published;
+  }
+
+  /** Writes the tick document of the published messages and marks the domains planned (or waiting), in one bulk write. */
+  private async markPlanned(marks: AnyBulkWriteOperation<CorpusDomainDoc>[], published: { domain: string; seq: number }[], waiting: string[], now: Date, { dueBy, graceMs, later }: TickWindow): Promise<void> {
+    const c = this.d.config;
     // The due time having passed is the compare-and-set: a store in between moved it past `dueBy`.
     const stillDue = (ids: string[]) => ({ _id: { $in: ids }, next_scan_at: { $lte: dueBy } });
     if (published.length > 0) {
@@ -175,10 +178,7 @@ export class Planner {
       marks.push({ updateMany: { filter: stillDue(published.map((p) => p.domain)), update: { $set: { planned_at: now, planned_tick: tick, next_scan_at: later } } } });
     }
     if (waiting.length > 0) marks.push({ updateMany: { filter: stillDue(waiting), update: { $set: { next_scan_at: later } } } });
-    if (marks.length > 0) await corpus.bulkWrite(marks, { ordered: false });
-    const republishes = toPublish.filter((m) => m.reason === 'republish');
-    if (republishes.length > 0) this.d.log.warn({ domains: republishes.slice(0, 10).map((m) => m.domain), count: republishes.length }, 'scan messages lost; published again');
-    return result;
+    if (marks.length > 0) await this.d.db.collection<CorpusDomainDoc>(COLLECTIONS.portfolioCorpus.name).bulkWrite(marks, { ordered: false });
   }
 
   /**

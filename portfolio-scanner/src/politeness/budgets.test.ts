@@ -7,7 +7,7 @@ import type { Rcode, Resolver, ResolveResult, RrType } from '@dv/mailsec';
 import { createPolitenessMetrics, POLITENESS_METRICS } from './metrics.ts';
 import { OperatorBudgets } from './operators.ts';
 import { PoliteResolver } from './polite-resolver.ts';
-import { BudgetScheduler } from './scheduler.ts';
+import { BudgetScheduler } from './query-grants.ts';
 
 const WINDOW_MARGIN_MS = 20;
 

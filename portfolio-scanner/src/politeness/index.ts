@@ -10,10 +10,10 @@ import { createPolitenessMetrics } from './metrics.ts';
 import { OperatorBudgets } from './operators.ts';
 import { PoliteResolver } from './polite-resolver.ts';
 import { ReplicaHeartbeat } from './replicas.ts';
-import { BudgetScheduler } from './scheduler.ts';
+import { BudgetScheduler } from './query-grants.ts';
 
 export { PoliteResolver, type PoliteResolverOptions, type Upstream } from './polite-resolver.ts';
-export { BudgetScheduler, type Grant, type SchedulerOptions } from './scheduler.ts';
+export { BudgetScheduler, type Grant, type SchedulerOptions } from './query-grants.ts';
 export { OperatorBudgets, zoneOf, nsDomain, type Operator } from './operators.ts';
 export { OPERATOR_TABLE, OTHER_OPERATOR, type OperatorRow } from './operator-table.ts';
 export { ReplicaHeartbeat, REPLICAS_KEY } from './replicas.ts';

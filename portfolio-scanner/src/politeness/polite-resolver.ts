@@ -1,5 +1,5 @@
 // The resolver the scan engine uses: same interface as mailsec's (scanDomain and SharedDnsCache
-// take any Resolver), but each query first waits for its budgets (scheduler.ts): the operator of
+// take any Resolver), but each query first waits for its budgets (query-grants.ts): the operator of
 // the zone it falls in, the worker's, and a configured resolver's. Answers are kept here for their
 // TTL, so a question asked twice (a scan's TXT and its SPF analysis) is neither sent nor charged
 // twice; the upstream resolvers need no cache of their own.
@@ -11,7 +11,7 @@ import { isDnsFailure, TtlCache, type Rcode, type Resolver, type ResolveResult, 
 import type { PolitenessMetrics } from './metrics.ts';
 import { OTHER_OPERATOR } from './operator-table.ts';
 import { nsDomain, zoneOf, type Operator, type OperatorBudgets } from './operators.ts';
-import type { BudgetScheduler } from './scheduler.ts';
+import type { BudgetScheduler } from './query-grants.ts';
 
 export interface Upstream {
   /** `host:port`, for logs. */

@@ -17,7 +17,7 @@ import { createPolitenessMetrics, POLITENESS_METRICS } from './metrics.ts';
 import { OperatorBudgets } from './operators.ts';
 import { PoliteResolver } from './polite-resolver.ts';
 import { ReplicaHeartbeat } from './replicas.ts';
-import { BudgetScheduler } from './scheduler.ts';
+import { BudgetScheduler } from './query-grants.ts';
 
 const geo: GeoLookup = { lookup: () => ({ country: null, region: null, city: null, lat: null, lon: null, asn: null, asn_name: null }) };
 const AT = new Date('2026-06-01T00:00:00Z');

@@ -1,4 +1,4 @@
-import type { NodeState } from '../fleet.ts';
+import type { NodeState } from '../fleet/fleet.ts';
 
 /** A probe node as the fleet holds it, for ranking tests: one source IP named by the id's length. */
 export function nodeState(id: string, more: Partial<NodeState> = {}): NodeState {

@@ -6,7 +6,7 @@ import { cachedDashboardSummary } from '../summary.ts';
 export const getSummary = defineRoute({
   method: 'get',
   path: '/api/v1/dashboard/summary/',
-  operationId: 'getDashboardSummary',
+  operationId: 'get_dashboard_summary',
   summary: 'Portfolio-wide summary',
   description:
     'Over the domains the list shows (active and inactive). Percentages are of `total_domains` (two decimals). Domains without a detected gateway are counted under `gateway_name: "none"`; ' +

@@ -9,7 +9,7 @@ import { NOT_IN_ACCOUNT } from './domain-detail.ts';
 export const listChanges = defineRoute({
   method: 'get',
   path: '/api/v1/domains/{id}/changes/',
-  operationId: 'listChanges',
+  operationId: 'list_changes',
   summary: 'DNS change history, newest first',
   description:
     'Changes of the tracked fields (mx, email_gateway, dmarc_policy_p, spf, …), kept 400 days: those detected since the account added the domain (`first_seen`; a re-add after removal starts afresh). ' +

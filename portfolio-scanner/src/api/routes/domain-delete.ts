@@ -9,7 +9,7 @@ import { invalidateSummary } from '../summary.ts';
 export const deleteDomain = defineRoute({
   method: 'delete',
   path: '/api/v1/domains/{id}/',
-  operationId: 'deleteDomain',
+  operationId: 'delete_domain',
   summary: 'Stop monitoring a domain (status removed)',
   description: 'The domain leaves the list and the dashboard; its id and user fields are kept, and adding the name again (or PATCH status active) brings it back. Idempotent.',
   tags: ['domains'],

@@ -9,7 +9,7 @@ export const NOT_IN_ACCOUNT = errorResponse('not_found: no domain with this id i
 export const getDomain = defineRoute({
   method: 'get',
   path: '/api/v1/domains/{id}/',
-  operationId: 'getDomain',
+  operationId: 'get_domain',
   summary: 'Domain detail with its latest scan, recent changes and WHOIS',
   tags: ['domains'],
   params: idParams,

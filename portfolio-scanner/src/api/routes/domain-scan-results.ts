@@ -7,7 +7,7 @@ import { NOT_IN_ACCOUNT } from './domain-detail.ts';
 export const getScanResults = defineRoute({
   method: 'get',
   path: '/api/v1/domains/{id}/scan-results/',
-  operationId: 'getScanResults',
+  operationId: 'get_scan_results',
   summary: 'Latest scan result',
   description:
     '`data` is null until the domain\'s first scan is stored. The latest scan is served at once, even one made before the account added the domain; ' +

@@ -28,7 +28,7 @@ const body = z
 export const updateDomain = defineRoute({
   method: 'patch',
   path: '/api/v1/domains/{id}/',
-  operationId: 'updateDomain',
+  operationId: 'update_domain',
   summary: 'Update a domain\'s folder, favourite flag, tags, notes, label or status',
   tags: ['domains'],
   params: idParams,

@@ -7,7 +7,7 @@ import { NOT_IN_ACCOUNT } from './domain-detail.ts';
 export const getWhois = defineRoute({
   method: 'get',
   path: '/api/v1/domains/{id}/whois/',
-  operationId: 'getWhois',
+  operationId: 'get_whois',
   summary: 'Registration (WHOIS/RDAP) record',
   description:
     'Always a record. Until registration data is fetched, `whois_status` is `pending` and `lookup_status` says why there is none: `pending` (not looked up yet), `deferred`, `no_rdap_service`, `refused` or `unreachable`, with `lookup_detail` in words and `next_fetch_at` when the next lookup is due. A failed refresh keeps the data of the last answered lookup (`fetched_at`) and reports its reason the same way.',

@@ -25,7 +25,7 @@ const resultSchema = z
 export const addDomainsRoute = defineRoute({
   method: 'post',
   path: '/api/v1/domains/',
-  operationId: 'addDomains',
+  operationId: 'add_domains',
   summary: 'Add domains for monitoring',
   description: 'The plan limits the domains an account lists (active and inactive; `GET /api/v1/` shows the limit and the usage): a request whose new names would pass it adds none of them (409 `domain_limit_reached`). Names already listed do not count.',
   tags: ['domains'],

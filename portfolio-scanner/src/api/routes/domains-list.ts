@@ -11,7 +11,7 @@ import { corpus, domainItem, domains } from '../views.ts';
 export const listDomains = defineRoute({
   method: 'get',
   path: '/api/v1/domains/',
-  operationId: 'listDomains',
+  operationId: 'list_domains',
   summary: 'List monitored domains',
   description:
     'The account\'s domains (active and inactive; removed ones are left out) by id. On plans with the global domain view (Enterprise Max Premium) the whole active corpus, by name; ' +

@@ -7,7 +7,7 @@ import { defineRoute } from '../route.ts';
 export const getExport = defineRoute({
   method: 'get',
   path: '/api/v1/exports/{id}/',
-  operationId: 'getExport',
+  operationId: 'get_export',
   summary: 'One export job (status, progress, file link)',
   tags: ['exports'],
   params: z.object({ id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).meta({ description: 'Export id in the account.' }) }),

@@ -18,7 +18,7 @@ import { defineRoute } from '../route.ts';
 export const downloadExport = defineRoute({
   method: 'get',
   path: '/api/v1/exports/{task_id}/file/',
-  operationId: 'downloadExport',
+  operationId: 'download_export',
   summary: 'Download an export file through its signed link',
   description: 'The `file_url` of a completed export. Any replica serves it, streamed from the file store.',
   tags: ['exports'],

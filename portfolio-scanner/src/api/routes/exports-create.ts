@@ -8,7 +8,7 @@ import { apiUrl } from './root.ts';
 export const createExport = defineRoute({
   method: 'post',
   path: '/api/v1/exports/',
-  operationId: 'createExport',
+  operationId: 'create_export',
   summary: 'Queue a background export (csv, pdf, zip or diff)',
   description:
     'Answers at once with `{task_id, status: "queued"}` (202); an export worker writes the file and `GET /api/v1/exports/` shows its progress and, once completed, `file_url`. ' +

@@ -8,7 +8,7 @@ import { defineRoute } from '../route.ts';
 export const listExports = defineRoute({
   method: 'get',
   path: '/api/v1/exports/',
-  operationId: 'listExports',
+  operationId: 'list_exports',
   summary: 'List export jobs (newest first) with status, progress and file links',
   description:
     'Poll this after `POST /api/v1/exports/`. A completed export carries `file_url`, a signed link that works without the key until the time it carries (an hour, or the file\'s expiry if sooner); every read gives a fresh link. ' +

@@ -16,7 +16,7 @@ const view = (k: Parameters<typeof publicPortfolioKey>[0]) => {
 export const listKeys = defineRoute({
   method: 'get',
   path: '/api/v1/keys/',
-  operationId: 'listKeys',
+  operationId: 'list_keys',
   summary: 'List API keys (prefix only)',
   tags: ['keys'],
   responses: { '200': { description: 'Every key of the account, revoked ones too.', content: { 'application/json': { schema: okSchema('KeyList', z.array(apiKeySchema)) } } } },
@@ -26,7 +26,7 @@ export const listKeys = defineRoute({
 export const createKey = defineRoute({
   method: 'post',
   path: '/api/v1/keys/',
-  operationId: 'createKey',
+  operationId: 'create_key',
   summary: 'Create an API key (the full key is returned this once)',
   tags: ['keys'],
   body: z.object({ name: z.string().trim().min(1).max(100), expires_at: z.iso.datetime({ offset: true }).nullable().optional().meta({ description: 'Optional expiry (future).' }) }).meta({ id: 'CreateKeyRequest' }),
@@ -50,7 +50,7 @@ export const createKey = defineRoute({
 export const revokeKey = defineRoute({
   method: 'delete',
   path: '/api/v1/keys/{id}/',
-  operationId: 'revokeKey',
+  operationId: 'revoke_key',
   summary: 'Revoke an API key (stops working at once)',
   tags: ['keys'],
   params: z.object({ id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }),

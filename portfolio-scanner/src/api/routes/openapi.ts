@@ -8,7 +8,7 @@ export function openApiRoute(routes: () => readonly HttpRoute<ApiContext, ApiCal
   return defineRoute({
     method: 'get',
     path: '/api/v1/openapi.json',
-    operationId: 'getOpenApi',
+    operationId: 'openapi',
     summary: 'This OpenAPI 3.1 document (no key needed)',
     tags: ['meta'],
     auth: false,

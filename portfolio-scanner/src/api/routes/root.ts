@@ -44,7 +44,7 @@ const used = z.object({ used: z.number().int(), limit: z.number().int() }).meta(
 export const root = defineRoute({
   method: 'get',
   path: '/api/v1/',
-  operationId: 'apiRoot',
+  operationId: 'api_root',
   summary: 'API root: links to every resource',
   description:
     '`data.links` maps each resource to its full URL (paths under a domain take its id: `domains/{id}/`, `scan-results/`, `changes/`, `whois/`); `data.plan` is the caller\'s plan and limits; ' +
