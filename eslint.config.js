@@ -14,6 +14,8 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'Enums are not erasable syntax; use an as-const object.' }],
     },
   },
+  // Browser modules the services serve to pages (no build step): they run in the browser.
+  { files: ['**/assets/**/*.js'], languageOptions: { globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', DOMParser: 'readonly', EventSource: 'readonly', FormData: 'readonly', location: 'readonly', history: 'readonly' } } },
   // mongosh scripts mounted into Kubernetes Jobs: they run in mongosh, which provides these.
   { files: ['k8s/**/*.js'], languageOptions: { globals: { rs: 'readonly', print: 'readonly', db: 'readonly' } } },
 );
