@@ -25,6 +25,8 @@ export default tseslint.config(
     ignores: ['**/*.test.ts', '**/testing/**', 'test/**'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
+  // Browser modules the services serve to pages (no build step): they run in the browser.
+  { files: ['**/assets/**/*.js'], languageOptions: { globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', DOMParser: 'readonly', EventSource: 'readonly', FormData: 'readonly', location: 'readonly', history: 'readonly' } } },
   // mongosh scripts mounted into Kubernetes Jobs: they run in mongosh, which provides these.
   { files: ['k8s/**/*.js'], languageOptions: { globals: { rs: 'readonly', print: 'readonly', db: 'readonly' } } },
 );

@@ -73,7 +73,7 @@ describe('a 50 MB upload', () => {
     const before = vm(pid, 'VmHWM');
     const form = new FormData();
     form.append('email_column', 'email');
-    form.append('file', new Blob([body]), 'list.csv');
+    form.append('file', new Blob([new Uint8Array(body)]), 'list.csv');
     const t0 = Date.now();
     const res = await fetch(`${gw.url}/v1/jobs`, { method: 'POST', body: form, headers: { authorization: `Bearer ${a.sandbox}` } });
     const out = (await res.json()) as { accepted: number; duplicates_removed: number };

@@ -16,7 +16,7 @@ afterAll(async () => h?.close());
 async function upload(file: Buffer | string, name: string, fields: Record<string, string> = {}, key = a.sandbox, headers: Record<string, string> = {}) {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  form.append('file', new Blob([file]), name);
+  form.append('file', new Blob([typeof file === 'string' ? file : new Uint8Array(file)]), name);
   const res = await fetch(`${h.url}/v1/jobs`, { method: 'POST', body: form, headers: { authorization: `Bearer ${key}`, ...headers } });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read bodies loosely
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
