@@ -65,6 +65,52 @@ export function idempotencyKeyHash(mode: JobDoc['mode'], key: string): string {
   return createHash('sha256').update(`${mode}\n${key}`).digest('base64url');
 }
 
+/** One create call on its way: what it holds decides what a failure gives back. */
+interface Creation {
+  account: Caller['account'];
+  spec: NewJob;
+  job: JobDoc;
+  live: boolean;
+  releaseDaily: () => Promise<void>;
+  // 'no': nothing of the job exists, its slot and cap go back; 'unknown': MongoDB may have
+  // committed it without saying so (they stay, the retry or the Redis rebuild sorts them out).
+  stored: 'no' | 'yes' | 'unknown';
+  /** performance.now() at the start and after each step, for the log line of a large job. */
+  phases: { t0: number; stored: number; charged: number; published: boolean };
+}
+
+function newJobDoc(caller: Caller, spec: NewJob, jobId: string, idemKey: string | undefined, now: Date): JobDoc {
+  const n = spec.items.length;
+  const live = caller.mode === 'live';
+  return {
+    _id: jobId,
+    account_id: caller.account._id,
+    key_id: caller.key._id,
+    mode: caller.mode,
+    kind: spec.kind,
+    status: 'running',
+    label: spec.label,
+    total: n,
+    done: 0,
+    counts: { deliverable: 0, undeliverable: 0, risky: 0, unknown: 0 },
+    credits_charged: live ? n : 0,
+    credits_refunded: 0,
+    max_age_days: spec.maxAgeDays,
+    force_fresh: spec.forceFresh,
+    notify_email: spec.notifyEmail,
+    max_wall_seconds: spec.maxWallSeconds,
+    deadline_at: spec.maxWallSeconds ? new Date(now.getTime() + spec.maxWallSeconds * 1000) : null,
+    webhook: spec.webhookUrl ? { url: spec.webhookUrl, attempts: 0, last_status: null, last_error: null, next_attempt_at: null, delivered_at: null } : null,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+    // Nothing to publish, nothing to watch: a job without items starts with no mark.
+    unpublished: n > 0 ? { from_seq: 0, at: now } : null,
+    expires_at: new Date(now.getTime() + RETENTION_DAYS * DAY_MS),
+    ...(idemKey ? { idem_key: idemKey } : {}),
+  };
+}
+
 export class JobService {
   private readonly o: JobServiceOptions;
   private readonly store: JobStore;
@@ -93,11 +139,9 @@ export class JobService {
     return docs.map((d) => d._id);
   }
 
-  // eslint-disable-next-line max-lines-per-function -- still to be split into named steps
   async create(caller: Caller, spec: NewJob): Promise<JobDoc> {
-    const { account, key } = caller;
+    const { account } = caller;
     const n = spec.items.length;
-    const live = caller.mode === 'live';
     if (n > account.limits.emailsPerJob) throw jobTooLarge(n, account.limits.emailsPerJob);
     const idemKey = spec.idempotencyKey === undefined ? undefined : idempotencyKeyHash(caller.mode, spec.idempotencyKey);
     if (idemKey) {
@@ -107,91 +151,98 @@ export class JobService {
     }
     const jobId = spec.jobId ?? newId('job');
     const now = new Date();
-    // Sandbox is free and uncounted (spec, Authentication item 5).
-    const releaseDaily = live ? await this.o.limits.takeDaily(account._id, account.limits, n) : async () => undefined;
+    const releaseDaily = await this.takeCapAndSlot(caller, spec, jobId);
+    const job = newJobDoc(caller, spec, jobId, idemKey, now);
+    const t0 = performance.now();
+    const c: Creation = { account, spec, job, live: caller.mode === 'live', releaseDaily, stored: 'no', phases: { t0, stored: t0, charged: t0, published: true } };
+    // Resumed outside storeAndPublish's failure handling: ours was already given back, and a
+    // failing resume must not give it back twice.
+    const standing = await this.storeAndPublish(c);
+    if (standing) return this.resume(standing);
+    if (n >= 1000) this.logPhases(job, c.phases);
+    return job;
+  }
+
+  /** Returns what gives the daily cap back. Sandbox is free and uncounted (spec, Authentication item 5). */
+  private async takeCapAndSlot(caller: Caller, spec: NewJob, jobId: string): Promise<() => Promise<void>> {
+    const { account } = caller;
+    const releaseDaily = caller.mode === 'live' ? await this.o.limits.takeDaily(account._id, account.limits, spec.items.length) : async () => undefined;
     try {
       if (!spec.slotHeld) await this.o.limits.acquireSlot(account._id, account.limits, spec.kind, jobId);
     } catch (err) {
       await releaseDaily();
       throw err;
     }
-    const job: JobDoc = {
-      _id: jobId,
-      account_id: account._id,
-      key_id: key._id,
-      mode: caller.mode,
-      kind: spec.kind,
-      status: 'running',
-      label: spec.label,
-      total: n,
-      done: 0,
-      counts: { deliverable: 0, undeliverable: 0, risky: 0, unknown: 0 },
-      credits_charged: live ? n : 0,
-      credits_refunded: 0,
-      max_age_days: spec.maxAgeDays,
-      force_fresh: spec.forceFresh,
-      notify_email: spec.notifyEmail,
-      max_wall_seconds: spec.maxWallSeconds,
-      deadline_at: spec.maxWallSeconds ? new Date(now.getTime() + spec.maxWallSeconds * 1000) : null,
-      webhook: spec.webhookUrl ? { url: spec.webhookUrl, attempts: 0, last_status: null, last_error: null, next_attempt_at: null, delivered_at: null } : null,
-      created_at: now,
-      updated_at: now,
-      completed_at: null,
-      // Nothing to publish, nothing to watch: a job without items starts with no mark.
-      unpublished: n > 0 ? { from_seq: 0, at: now } : null,
-      expires_at: new Date(now.getTime() + RETENTION_DAYS * DAY_MS),
-      ...(idemKey ? { idem_key: idemKey } : {}),
-    };
-    const t0 = performance.now();
-    const phases = { stored: t0, charged: t0, published: true };
-    // 'no': nothing of the job exists, its slot and cap go back; 'unknown': MongoDB may have
-    // committed it without saying so (they stay, the retry or the Redis rebuild sorts them out).
-    let stored: 'no' | 'yes' | 'unknown' = 'no';
+    return releaseDaily;
+  }
+
+  /** Stores, charges and publishes the job; the job another request with the same key stored first, if one did. */
+  private async storeAndPublish(c: Creation): Promise<JobDoc | undefined> {
+    const { spec, job } = c;
     try {
-      if (spec.kind === 'single' && !live && n === 1 && !idemKey) {
-        // A free single check (sandbox), the hot path: job and item go in together, grouped with
-        // other requests' (group commit); the message still follows only once both are stored.
-        await this.store.insertSingle(job, spec.items[0]!);
-        stored = 'yes';
-        await this.publisher.publish(job, spec.items.map((it, seq) => ({ seq, email: it.email })));
-        this.publisher.markPublishedSoon(job._id);
-      } else {
-        // Items before the charge: a paid job always holds every item it was paid for. A list the
-        // account cannot pay for is refused before its items are written (the charge re-checks).
-        if (live && n > 1) await checkCredits(this.o.db, account._id, n);
-        await this.store.storeItems(job, spec.items);
-        phases.stored = performance.now();
-        const outcome = await this.store.insertJob(account, job, live && n > 0);
-        phases.charged = performance.now();
-        if (outcome !== 'stored') {
-          // Another request with this key stored its job first (a duplicate outliving the
-          // pending record): that one stands, ours goes.
-          await this.store.dropItems(jobId);
-          await releaseDaily();
-          await this.o.limits.releaseSlot(account._id, spec.kind, jobId);
-          return this.resume(outcome);
-        }
-        stored = 'yes';
-        const messages = spec.items.map((it, seq) => ({ seq, email: it.email }));
-        if (spec.kind === 'list' && this.publishAfterAnswer(job, messages)) phases.published = false;
-        else await this.publisher.publishItems(job, messages);
+      if (spec.kind === 'single' && !c.live && spec.items.length === 1 && job.idem_key === undefined) {
+        await this.storeFreeSingle(c);
+        return undefined;
       }
+      return await this.storePaid(c);
     } catch (err) {
-      if (stored === 'no' && (err as { jobStored?: unknown }).jobStored === 'unknown') stored = 'unknown';
+      if (c.stored === 'no' && (err as { jobStored?: unknown }).jobStored === 'unknown') c.stored = 'unknown';
       // A job that exists keeps its slot and cap until it ends; one that does not gives them back.
-      if (stored === 'no') {
-        await releaseDaily();
-        await this.o.limits.releaseSlot(account._id, spec.kind, jobId);
-        await this.store.dropItems(jobId);
-      }
+      if (c.stored === 'no') await this.giveBack(c);
       throw err;
     }
-    if (n >= 1000) {
-      const end = performance.now();
-      const publish = phases.published ? { publish_ms: Math.round(end - phases.charged) } : { publishing: 'after the answer' };
-      this.o.log.debug({ job_id: jobId, items: n, ms: Math.round(end - t0), items_ms: Math.round(phases.stored - t0), charge_ms: Math.round(phases.charged - phases.stored), ...publish }, 'job stored');
+  }
+
+  /**
+   * A free single check (sandbox), the hot path: job and item go in together, grouped with other
+   * requests' (group commit); the message still follows only once both are stored.
+   */
+  private async storeFreeSingle(c: Creation): Promise<void> {
+    const { spec, job } = c;
+    await this.store.insertSingle(job, spec.items[0]!);
+    c.stored = 'yes';
+    await this.publisher.publish(job, spec.items.map((it, seq) => ({ seq, email: it.email })));
+    this.publisher.markPublishedSoon(job._id);
+  }
+
+  /**
+   * Items before the charge: a paid job always holds every item it was paid for. A list the
+   * account cannot pay for is refused before its items are written (the charge re-checks).
+   */
+  private async storePaid(c: Creation): Promise<JobDoc | undefined> {
+    const { account, spec, job, phases } = c;
+    const n = spec.items.length;
+    if (c.live && n > 1) await checkCredits(this.o.db, account._id, n);
+    await this.store.storeItems(job, spec.items);
+    phases.stored = performance.now();
+    const outcome = await this.store.insertJob(account, job, c.live && n > 0);
+    phases.charged = performance.now();
+    if (outcome !== 'stored') {
+      // Another request with this key stored its job first (a duplicate outliving the
+      // pending record): that one stands, ours goes.
+      await this.store.dropItems(job._id);
+      await c.releaseDaily();
+      await this.o.limits.releaseSlot(account._id, spec.kind, job._id);
+      return outcome;
     }
-    return job;
+    c.stored = 'yes';
+    const messages = spec.items.map((it, seq) => ({ seq, email: it.email }));
+    if (spec.kind === 'list' && this.publishAfterAnswer(job, messages)) phases.published = false;
+    else await this.publisher.publishItems(job, messages);
+    return undefined;
+  }
+
+  private async giveBack(c: Creation): Promise<void> {
+    await c.releaseDaily();
+    await this.o.limits.releaseSlot(c.account._id, c.spec.kind, c.job._id);
+    await this.store.dropItems(c.job._id);
+  }
+
+  private logPhases(job: JobDoc, phases: Creation['phases']): void {
+    const end = performance.now();
+    const { t0 } = phases;
+    const publish = phases.published ? { publish_ms: Math.round(end - phases.charged) } : { publishing: 'after the answer' };
+    this.o.log.debug({ job_id: job._id, items: job.total, ms: Math.round(end - t0), items_ms: Math.round(phases.stored - t0), charge_ms: Math.round(phases.charged - phases.stored), ...publish }, 'job stored');
   }
 
   /**

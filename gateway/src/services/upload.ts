@@ -159,91 +159,133 @@ export async function parseUpload(req: Request, limits: UploadLimits): Promise<P
   return { fields, intake, digest: hash.digest('hex'), ...result };
 }
 
-// eslint-disable-next-line max-lines-per-function -- still to be split into named steps
 async function readFile(stream: Readable, format: 'csv' | 'txt', fields: Record<string, string>, intake: Intake, hash: Hash, limits: UploadLimits): Promise<{ emailColumn: string | null; metaColumns: string[] }> {
   const checked = stream.pipe(new Utf8Check(hash));
   stream.on('error', (e) => checked.destroy(e));
   if (format === 'txt') {
-    let row = 0;
-    let rest = '';
-    const decoder = new TextDecoder('utf-8');
-    const line = (l: string) => {
-      row++;
-      const v = (row === 1 ? l.replace(/^\uFEFF/, '') : l).trim();
-      if (v) intake.add(v, null, null, { row });
-      if (intake.overLimit) throw new ApiError('job_too_large', `The list holds more than ${limits.maxItems} unique addresses; this account's plan allows ${limits.maxItems} per job. Split the list.`, { limit: limits.maxItems });
-    };
-    for await (const chunk of checked as AsyncIterable<Buffer>) {
-      const parts = (rest + decoder.decode(chunk, { stream: true })).split(/\r?\n|\r/);
-      rest = parts.pop() ?? '';
-      for (const p of parts) line(p);
-    }
-    if (rest) line(rest);
+    await readTxt(checked, intake, limits.maxItems);
     return { emailColumn: null, metaColumns: [] };
   }
+  return readCsv(checked, fields, intake, limits);
+}
 
-  // CSV: sniff the delimiter from the first line, then hand everything to csv-parse.
+function tooManyAddresses(max: number): ApiError {
+  return new ApiError('job_too_large', `The list holds more than ${max} unique addresses; this account's plan allows ${max} per job. Split the list.`, { limit: max });
+}
+
+/** TXT: one address per line, any line ending; blank lines count as rows but add nothing. */
+async function readTxt(checked: Utf8Check, intake: Intake, maxItems: number): Promise<void> {
+  let row = 0;
+  let rest = '';
+  const decoder = new TextDecoder('utf-8');
+  const line = (l: string) => {
+    row++;
+    const v = (row === 1 ? l.replace(/^\uFEFF/, '') : l).trim();
+    if (v) intake.add(v, null, null, { row });
+    if (intake.overLimit) throw tooManyAddresses(maxItems);
+  };
+  for await (const chunk of checked as AsyncIterable<Buffer>) {
+    const parts = (rest + decoder.decode(chunk, { stream: true })).split(/\r?\n|\r/);
+    rest = parts.pop() ?? '';
+    for (const p of parts) line(p);
+  }
+  if (rest) line(rest);
+}
+
+/** CSV: sniff the delimiter from the first line, then hand everything to csv-parse. */
+async function readCsv(checked: Utf8Check, fields: Record<string, string>, intake: Intake, limits: UploadLimits): Promise<{ emailColumn: string | null; metaColumns: string[] }> {
   const source = peekable(checked as AsyncIterable<Buffer>);
   const first = await source.next();
   if (first.done) throw invalidUpload('The file is empty.');
   const head = first.value.toString('utf8', 0, Math.min(first.value.length, 65_536)).replace(/^\uFEFF/, '');
   const delimiter = sniffDelimiter(head.split(/\r?\n|\r/, 1)[0] ?? '');
-  let header: string[] | undefined;
-  let emailIdx = -1;
-  let metaIdx: number[] = [];
-  let row = 0;
-  let stop: unknown;
-  // Rows are handled inside csv-parse (on_record returns null), so no record ever travels through
-  // a stream buffer or a promise: less garbage, and the heap stays near the job's own size.
-  const onRecord = (record: string[]): null => {
-    if (stop) return null;
-    try {
-      if (!header) {
-        header = record.map((h) => h.trim());
-        emailIdx = findEmailColumn(header, fields.email_column);
-        metaIdx = header.map((_, i) => i).filter((i) => i !== emailIdx && header![i] !== '').slice(0, limits.metaMaxKeys);
-        return null;
-      }
-      row++;
-      const email = (record[emailIdx] ?? '').trim();
-      const h = header;
-      const meta = () => {
-        if (metaIdx.length === 0) return null;
-        const m: Record<string, string> = {};
-        for (const i of metaIdx) m[h[i]!] = (record[i] ?? '').trim().slice(0, limits.metaMaxValueChars);
-        return m;
-      };
-      if (!email) intake.reject('', 'the email column is empty', 'empty', { row });
-      else intake.add(email, null, meta, { row });
-      // Past the plan's per-job limit the answer is 413 whatever follows: stop parsing.
-      if (intake.overLimit) throw new ApiError('job_too_large', `The list holds more than ${limits.maxItems} unique addresses; this account's plan allows ${limits.maxItems} per job. Split the list.`, { limit: limits.maxItems });
-    } catch (err) {
-      stop = err;
-    }
-    return null;
-  };
-  const parser = csvParse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true, max_record_size: 1_000_000, on_record: onRecord });
+  const rows = new CsvRows(fields, intake, limits);
+  const parser = csvParse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true, max_record_size: 1_000_000, on_record: (record: string[]) => rows.onRecord(record) });
   parser.resume();
   try {
     await pipeline(
       (async function* () {
         yield first.value;
         for await (const c of source) {
-          if (stop) return;
+          if (rows.stop) return;
           yield c;
         }
       })(),
       parser,
     );
   } catch (err) {
-    stop ??= err;
+    rows.stop ??= err;
   }
-  if (stop) {
-    // Stop reading: the caller drains the rest of the request.
-    checked.destroy();
-    if (stop instanceof ApiError) throw stop;
-    throw invalidUpload(`The CSV could not be parsed near data row ${row + 1}: ${(stop as Error).message}.`);
+  return rows.finish(checked);
+}
+
+/**
+ * A CSV's records, taken inside csv-parse (on_record returns null), so no record ever travels
+ * through a stream buffer or a promise: less garbage, and the heap stays near the job's own size.
+ */
+class CsvRows {
+  private readonly fields: Record<string, string>;
+  private readonly intake: Intake;
+  private readonly limits: UploadLimits;
+  private header: string[] | undefined;
+  private emailIdx = -1;
+  private metaIdx: number[] = [];
+  /** Data rows seen (the header is not one). */
+  private row = 0;
+  /** Why reading stopped (a row past the limit, a bad header, a parse error); later records are skipped. */
+  stop: unknown;
+
+  constructor(fields: Record<string, string>, intake: Intake, limits: UploadLimits) {
+    this.fields = fields;
+    this.intake = intake;
+    this.limits = limits;
   }
-  if (!header) throw invalidUpload('The file is empty.');
-  return { emailColumn: header[emailIdx] ?? null, metaColumns: metaIdx.map((i) => header![i]!) };
+
+  onRecord(record: string[]): null {
+    if (this.stop) return null;
+    try {
+      if (!this.header) this.takeHeader(record);
+      else this.addRow(record, this.header);
+    } catch (err) {
+      this.stop = err;
+    }
+    return null;
+  }
+
+  private takeHeader(record: string[]): void {
+    const header = record.map((h) => h.trim());
+    this.header = header;
+    // Read now, not when the file part began: an email_column sent after the file may be in by now.
+    this.emailIdx = findEmailColumn(header, this.fields.email_column);
+    this.metaIdx = header.map((_, i) => i).filter((i) => i !== this.emailIdx && header[i] !== '').slice(0, this.limits.metaMaxKeys);
+  }
+
+  private addRow(record: string[], header: string[]): void {
+    this.row++;
+    const row = this.row;
+    const email = (record[this.emailIdx] ?? '').trim();
+    const { metaIdx, limits } = this;
+    const meta = () => {
+      if (metaIdx.length === 0) return null;
+      const m: Record<string, string> = {};
+      for (const i of metaIdx) m[header[i]!] = (record[i] ?? '').trim().slice(0, limits.metaMaxValueChars);
+      return m;
+    };
+    if (!email) this.intake.reject('', 'the email column is empty', 'empty', { row });
+    else this.intake.add(email, null, meta, { row });
+    // Past the plan's per-job limit the answer is 413 whatever follows: stop parsing.
+    if (this.intake.overLimit) throw tooManyAddresses(limits.maxItems);
+  }
+
+  /** The columns used, or why the file was refused; a refusal stops reading (the caller drains the rest of the request). */
+  finish(checked: Utf8Check): { emailColumn: string | null; metaColumns: string[] } {
+    const { stop, header } = this;
+    if (stop) {
+      checked.destroy();
+      if (stop instanceof ApiError) throw stop;
+      throw invalidUpload(`The CSV could not be parsed near data row ${this.row + 1}: ${(stop as Error).message}.`);
+    }
+    if (!header) throw invalidUpload('The file is empty.');
+    return { emailColumn: header[this.emailIdx] ?? null, metaColumns: this.metaIdx.map((i) => header[i]!) };
+  }
 }

@@ -3,14 +3,14 @@
 // address. Every lookup runs in parallel (the MX hosts' addresses after the MX answer). A failed
 // lookup is reported as failed (record null, `errors`, "lookup failed" in the summary), never
 // as an empty record set.
-import { checkDmarc } from '../dmarc/check.ts';
+import { checkDmarc, type DmarcCheck } from '../dmarc/check.ts';
 import { detectTechnology, spfTargets, type DetectedTechnology } from '../dns/detect.ts';
-import { dnssecStatus } from '../dns/dnssec.ts';
-import { emailGateway, mxWithProviders } from '../dns/gateway.ts';
-import { mxFindings, mxHostAddresses, type MxFinding } from '../dns/mx-hosts.ts';
+import { dnssecStatus, type DnssecFacts } from '../dns/dnssec.ts';
+import { emailGateway, mxWithProviders, type EmailGateway, type MxWithProvider } from '../dns/gateway.ts';
+import { mxFindings, mxHostAddresses, type MxFinding, type MxHostAddresses } from '../dns/mx-hosts.ts';
 import { reverseName } from '../dns/reverse.ts';
 import { SRV_SERVICES } from '../dns/srv-services.ts';
-import { isDnsFailure, txtJoin, type ResolveResult, type RrType } from '../resolver/types.ts';
+import { isDnsFailure, txtJoin, type Rcode, type ResolveResult, type RrType } from '../resolver/types.ts';
 import { selectSpfRecords } from '../spf/select.ts';
 import { checkTarget } from '../target.ts';
 import type { ToolContext } from './context.ts';
@@ -20,32 +20,103 @@ import type { ToolInput, ToolOutput } from './types.ts';
 
 const APEX_TYPES = ['A', 'AAAA', 'MX', 'NS', 'TXT', 'SOA', 'CNAME', 'CAA', 'DNSKEY', 'DS'] as const satisfies readonly RrType[];
 type ApexType = (typeof APEX_TYPES)[number];
+type Truncated = Record<string, { shown: number; total: number }>;
 
-// eslint-disable-next-line max-lines-per-function -- still to be split into named steps
+/** Everything dns_lookup asks the DNS about a domain. */
+interface DomainAnswers {
+  /** In APEX_TYPES order. */
+  apexList: ResolveResult<ApexType>[];
+  r: { [T in ApexType]: ResolveResult<T> };
+  /** In SRV_SERVICES order. */
+  srvList: ResolveResult<'SRV'>[];
+  /** The CNAME of www.<domain>; not asked when the domain is itself a www name. */
+  www: ResolveResult<'CNAME'> | undefined;
+  dmarc: DmarcCheck;
+  mxHosts: MxHostAddresses[];
+}
+
+interface SrvEntry {
+  service: string;
+  priority: number;
+  weight: number;
+  port: number;
+  target: string;
+}
+
+/** What the answers say about the domain, before it is clipped and worded. */
+interface DomainFacts {
+  mx: MxWithProvider[];
+  gateway: EmailGateway | null;
+  mxIssues: MxFinding[];
+  txt: string[];
+  cnameChain: string[];
+  srv: SrvEntry[];
+  dnssec: DnssecFacts;
+  technology: DetectedTechnology[];
+}
+
+/** A looked-up type that failed, by label ("MX", "SRV _sip._tcp"), with its rcode. */
+type Failures = Record<string, Rcode>;
+
 export async function dnsLookup(ctx: ToolContext, input: ToolInput): Promise<ToolOutput> {
   const target = checkTarget(input.target, { allowIp: true, allowPrivate: ctx.settings.allowPrivateTargets });
   if (target.kind === 'ip') return reverseLookup(ctx, target.ip);
-  const domain = target.domain;
-  const full = input.detail === 'full';
-  const limit = TOOL_DEFAULTS.listLimit;
+  const answers = await gatherDomain(ctx, target.domain);
+  return domainOutput(ctx, target.domain, answers, input.detail === 'full');
+}
 
+/** The apex types, the SRV services, www's CNAME and DMARC in parallel; then the MX hosts' addresses. */
+async function gatherDomain(ctx: ToolContext, domain: string): Promise<DomainAnswers> {
   const apexLookups = Promise.all(APEX_TYPES.map((t) => ctx.resolver.resolve(domain, t)));
   const srvLookups = Promise.all(SRV_SERVICES.map((s) => ctx.resolver.resolve(`${s}.${domain}`, 'SRV')));
   const wwwLookup = domain.startsWith('www.') ? Promise.resolve(undefined) : ctx.resolver.resolve(`www.${domain}`, 'CNAME');
   const [apexList, srvList, www, dmarc] = await Promise.all([apexLookups, srvLookups, wwwLookup, checkDmarc(domain, ctx.resolver)]);
-  const r = Object.fromEntries(APEX_TYPES.map((t, i) => [t, apexList[i]])) as { [T in ApexType]: ResolveResult<T> };
+  const r = Object.fromEntries(APEX_TYPES.map((t, i) => [t, apexList[i]])) as DomainAnswers['r'];
   const mxHosts = await mxHostAddresses(r.MX.answers, ctx.resolver, TOOL_DEFAULTS.mxHostsChecked);
-  const mxIssues = mxFindings(mxHosts);
+  return { apexList, r, srvList, www, dmarc, mxHosts };
+}
 
+function domainOutput(ctx: ToolContext, domain: string, answers: DomainAnswers, full: boolean): ToolOutput {
+  const facts = domainFacts(answers);
+  const { records, truncated } = recordSet(answers.r, facts, full);
+  const failures = lookupFailures(answers.apexList, answers.srvList);
+  const result = displayResult(records, failures, facts, answers.dmarc, truncated);
+  const exists = !answers.apexList.every((res) => res.rcode === 'NXDOMAIN');
+  const findings = [...facts.mxIssues.map((f) => f.message), ...Object.entries(failures).map(([label, rcode]) => `${label} lookup failed (${rcode})`)];
+  return {
+    summary: domainSummary(domain, answers, records, failures, facts, exists),
+    result,
+    data: domainData(ctx, domain, answers, facts, records, failures, truncated, exists),
+    report: formatReport(`DNS records for ${domain}`, ctx.now().toISOString(), result, findings),
+  };
+}
+
+function domainFacts(answers: DomainAnswers): DomainFacts {
+  const { r } = answers;
   const mx = mxWithProviders(r.MX.answers);
-  const gateway = emailGateway(r.MX.answers);
   const txt = r.TXT.answers.map(txtJoin);
   const cnameChain = r.CNAME.answers.length > 0 ? r.CNAME.answers.map((c) => c.target) : r.A.cnames;
-  const srv = srvList.flatMap((res, i) =>
+  return {
+    mx,
+    gateway: emailGateway(r.MX.answers),
+    mxIssues: mxFindings(answers.mxHosts),
+    txt,
+    cnameChain,
+    srv: srvEntries(answers.srvList),
+    dnssec: dnssecStatus(r.DNSKEY, [r.A, r.SOA, r.NS, r.MX], r.DS),
+    technology: technologyOf(answers, mx, txt, cnameChain),
+  };
+}
+
+function srvEntries(srvList: readonly ResolveResult<'SRV'>[]): SrvEntry[] {
+  return srvList.flatMap((res, i) =>
     res.answers.map((a) => ({ service: SRV_SERVICES[i] as string, priority: a.priority, weight: a.weight, port: a.port, target: a.target })),
   );
-  const dnssec = dnssecStatus(r.DNSKEY, [r.A, r.SOA, r.NS, r.MX], r.DS);
-  const technology = detectTechnology({
+}
+
+/** The technology table's evidence: TXT tokens, SPF includes, MX, NS, CNAMEs (apex and www) and CAA issuers. */
+function technologyOf({ r, www }: DomainAnswers, mx: readonly MxWithProvider[], txt: string[], cnameChain: readonly string[]): DetectedTechnology[] {
+  return detectTechnology({
     TXT: txt,
     SPF: spfTargets(selectSpfRecords(r.TXT.answers)[0]),
     MX: mx.map((m) => m.exchange),
@@ -53,31 +124,42 @@ export async function dnsLookup(ctx: ToolContext, input: ToolInput): Promise<Too
     CNAME: [...cnameChain, ...(www?.answers.map((c) => c.target) ?? [])],
     CAA: r.CAA.answers.filter((c) => c.tag === 'issue' || c.tag === 'issuewild').map((c) => c.value),
   });
+}
 
-  const truncated: Record<string, { shown: number; total: number }> = {};
+/** The record set as data, each long list clipped unless `full` (what was cut goes in `truncated`). */
+function recordSet(r: DomainAnswers['r'], facts: DomainFacts, full: boolean) {
+  const limit = TOOL_DEFAULTS.listLimit;
+  const truncated: Truncated = {};
   const records = {
     A: clip('A', r.A.answers.map((a) => a.address), limit, full, truncated),
     AAAA: clip('AAAA', r.AAAA.answers.map((a) => a.address), limit, full, truncated),
-    MX: clip('MX', mx.map((m) => ({ priority: m.priority, exchange: m.exchange })), limit, full, truncated),
+    MX: clip('MX', facts.mx.map((m) => ({ priority: m.priority, exchange: m.exchange })), limit, full, truncated),
     NS: clip('NS', r.NS.answers.map((n) => n.host), limit, full, truncated),
-    TXT: clip('TXT', txt, limit, full, truncated),
+    TXT: clip('TXT', facts.txt, limit, full, truncated),
     SOA: r.SOA.answers.map(({ mname, rname, serial, refresh, retry, expire, minimum }) => ({ mname, rname, serial, refresh, retry, expire, minimum })),
-    CNAME: cnameChain,
+    CNAME: facts.cnameChain,
     CAA: clip('CAA', r.CAA.answers.map(({ flags, tag, value }) => ({ flags, tag, value })), limit, full, truncated),
     DNSKEY: clip('DNSKEY', r.DNSKEY.answers.map(({ flags, protocol, algorithm, keyTag, publicKey }) => ({ flags, protocol, algorithm, keyTag, ...(full ? { publicKey } : {}) })), limit, full, truncated),
     DS: r.DS.answers.map(({ keyTag, algorithm, digestType, digest }) => ({ keyTag, algorithm, digestType, digest })),
-    SRV: clip('SRV', srv, limit, full, truncated),
+    SRV: clip('SRV', facts.srv, limit, full, truncated),
   };
-  const failures = Object.fromEntries(
+  return { records, truncated };
+}
+type DomainRecords = ReturnType<typeof recordSet>['records'];
+
+function lookupFailures(apexList: readonly ResolveResult<ApexType>[], srvList: readonly ResolveResult<'SRV'>[]): Failures {
+  return Object.fromEntries(
     [...apexList.map((res, i) => [APEX_TYPES[i] as string, res] as const), ...srvList.map((res, i) => [`SRV ${SRV_SERVICES[i]}`, res] as const)]
       .filter(([, res]) => isDnsFailure(res.rcode))
       .map(([label, res]) => [label, res.rcode]),
   );
-  const exists = !apexList.every((res) => res.rcode === 'NXDOMAIN');
-  const dmarcPolicy = dmarc.policy;
+}
+
+/** The display strings: a failed type reads "lookup failed (rcode)", never "none". */
+function displayResult(records: DomainRecords, failures: Failures, facts: DomainFacts, dmarc: DmarcCheck, truncated: Truncated): Record<string, string> {
   const failed = (type: ApexType) => failures[type] as string | undefined;
   const shown = (type: ApexType, text: string) => (failed(type) ? `lookup failed (${failed(type)})` : text);
-
+  const { gateway } = facts;
   const result: Record<string, string> = {
     A: shown('A', list(records.A)),
     AAAA: shown('AAAA', list(records.AAAA)),
@@ -91,40 +173,50 @@ export async function dnsLookup(ctx: ToolContext, input: ToolInput): Promise<Too
     DS: shown('DS', lines(records.DS.map((d) => `key tag ${d.keyTag}, algorithm ${d.algorithm}, digest type ${d.digestType}`))),
     SRV: lines(records.SRV.map((s) => `${s.service} ${s.priority} ${s.weight} ${s.port} ${s.target}`)),
     'Email Gateway': gateway ? `${gateway.name} (${gateway.exchange})` : failed('MX') ? `unknown (MX lookup ${failed('MX')})` : 'none (no MX records)',
-    'DMARC Policy (p)': dmarcPolicy ?? (dmarc.status === 'error' ? `unknown (${dmarc.dnsError ?? 'lookup failed'})` : 'none published'),
-    DNSSEC: dnssec.status,
-    Technology: list(technology.map((t) => t.name)),
+    'DMARC Policy (p)': dmarc.policy ?? (dmarc.status === 'error' ? `unknown (${dmarc.dnsError ?? 'lookup failed'})` : 'none published'),
+    DNSSEC: facts.dnssec.status,
+    Technology: list(facts.technology.map((t) => t.name)),
   };
-  if (mxIssues.length > 0) result['MX Findings'] = lines(mxIssues.map((f) => f.message));
+  if (facts.mxIssues.length > 0) result['MX Findings'] = lines(facts.mxIssues.map((f) => f.message));
   for (const [type, t] of Object.entries(truncated)) result[type] = `${result[type]}\n(${t.shown} of ${t.total} shown; detail=full for all)`;
+  return result;
+}
 
-  const allFailed = apexList.every((res) => isDnsFailure(res.rcode));
-  const summary = allFailed
-    ? `Could not look up ${domain}: every DNS query failed (${[...new Set(apexList.map((res) => res.rcode))].join(', ')}), so nothing is known about its records.`
-    : exists
-      ? summarize(domain, records, failures, gateway?.name ?? null, dmarcPolicy, dmarc.status === 'error', mxIssues, dnssec.status, technology)
-      : `${domain} does not exist in the DNS (NXDOMAIN).`;
-  const findings = [...mxIssues.map((f) => f.message), ...Object.entries(failures).map(([label, rcode]) => `${label} lookup failed (${rcode})`)];
+function domainSummary(domain: string, answers: DomainAnswers, records: DomainRecords, failures: Failures, facts: DomainFacts, exists: boolean): string {
+  const { apexList, dmarc } = answers;
+  if (apexList.every((res) => isDnsFailure(res.rcode))) {
+    return `Could not look up ${domain}: every DNS query failed (${[...new Set(apexList.map((res) => res.rcode))].join(', ')}), so nothing is known about its records.`;
+  }
+  if (!exists) return `${domain} does not exist in the DNS (NXDOMAIN).`;
+  return summarize(domain, records, failures, facts.gateway?.name ?? null, dmarc.policy, dmarc.status === 'error', facts.mxIssues, facts.dnssec.status, facts.technology);
+}
+
+function domainData(
+  ctx: ToolContext,
+  domain: string,
+  answers: DomainAnswers,
+  facts: DomainFacts,
+  records: DomainRecords,
+  failures: Failures,
+  truncated: Truncated,
+  exists: boolean,
+): ToolOutput['data'] {
+  const { dmarc, www } = answers;
   // A failed type is null in the data (unknown), not an empty list; `errors` names the rcode.
   const dataRecords: Record<string, unknown> = { ...records };
-  for (const type of APEX_TYPES) if (failed(type)) dataRecords[type] = null;
+  for (const type of APEX_TYPES) if (failures[type]) dataRecords[type] = null;
   return {
-    summary,
-    result,
-    data: {
-      meta: makeMeta(ctx, domain, gateway?.name ?? null, dnssec.status, { ...(Object.keys(truncated).length > 0 ? { truncated } : {}), exists }),
-      records: dataRecords,
-      email_gateway: gateway,
-      mx_providers: mx,
-      mx_hosts: mxHosts,
-      findings: mxIssues,
-      dmarc: { status: dmarc.status, policy: dmarcPolicy, record: dmarc.record, source: dmarc.source, ...(dmarc.dnsError ? { dns_error: dmarc.dnsError } : {}) },
-      technology,
-      dnssec,
-      www_cname: www?.answers.map((c) => c.target) ?? [],
-      ...(Object.keys(failures).length > 0 ? { errors: failures } : {}),
-    },
-    report: formatReport(`DNS records for ${domain}`, ctx.now().toISOString(), result, findings),
+    meta: makeMeta(ctx, domain, facts.gateway?.name ?? null, facts.dnssec.status, { ...(Object.keys(truncated).length > 0 ? { truncated } : {}), exists }),
+    records: dataRecords,
+    email_gateway: facts.gateway,
+    mx_providers: facts.mx,
+    mx_hosts: answers.mxHosts,
+    findings: facts.mxIssues,
+    dmarc: { status: dmarc.status, policy: dmarc.policy, record: dmarc.record, source: dmarc.source, ...(dmarc.dnsError ? { dns_error: dmarc.dnsError } : {}) },
+    technology: facts.technology,
+    dnssec: facts.dnssec,
+    www_cname: www?.answers.map((c) => c.target) ?? [],
+    ...(Object.keys(failures).length > 0 ? { errors: failures } : {}),
   };
 }
 

@@ -2,9 +2,10 @@
 // plus the MTA-STS and TLS-RPT records and DNSSEC, all looked up in parallel, then whether the MX
 // hosts have an address. A failed lookup reads "unknown"/"lookup failed", never "none".
 import { checkDmarc, type DmarcCheck } from '../dmarc/check.ts';
-import { emailGateway, mxWithProviders } from '../dns/gateway.ts';
-import { mxFindings, mxHostAddresses, type MxFinding } from '../dns/mx-hosts.ts';
-import { isDnsFailure, txtJoin } from '../resolver/types.ts';
+import type { DnssecFacts } from '../dns/dnssec.ts';
+import { emailGateway, mxWithProviders, type EmailGateway, type MxWithProvider } from '../dns/gateway.ts';
+import { mxFindings, mxHostAddresses, type MxFinding, type MxHostAddresses } from '../dns/mx-hosts.ts';
+import { isDnsFailure, txtJoin, type ResolveResult } from '../resolver/types.ts';
 import { analyzeSpf, type SpfAnalysis } from '../spf/analyzer.ts';
 import { checkTarget } from '../target.ts';
 import type { ToolContext } from './context.ts';
@@ -12,10 +13,40 @@ import { TOOL_DEFAULTS } from './defaults.ts';
 import { clip, formatReport, lines, makeMeta, probeDnssec } from './output.ts';
 import type { ToolInput, ToolOutput } from './types.ts';
 
-// eslint-disable-next-line max-lines-per-function -- still to be split into named steps
+/** Everything email_security_check asks the DNS about a domain. */
+interface SecurityAnswers {
+  mxRes: ResolveResult<'MX'>;
+  spf: SpfAnalysis;
+  dmarc: DmarcCheck;
+  dnssec: DnssecFacts;
+  mtaSts: ResolveResult<'TXT'>;
+  tlsRpt: ResolveResult<'TXT'>;
+  mxHosts: MxHostAddresses[];
+}
+
+/** The MX area: providers in preference order (clipped unless `full`), the gateway and the hosts' findings. */
+interface MxArea {
+  gateway: EmailGateway | null;
+  mxShown: MxWithProvider[];
+  mxIssues: MxFinding[];
+  truncated: Record<string, { shown: number; total: number }>;
+  gatewayText: string;
+}
+
+/** The published policy records: the first TXT of the right version, or null. */
+interface TlsPolicies {
+  mtaStsRecord: string | null;
+  tlsRptRecord: string | null;
+}
+
 export async function emailSecurityCheck(ctx: ToolContext, input: ToolInput): Promise<ToolOutput> {
   const { domain } = checkTarget(input.target, { allowIp: false, allowPrivate: false }) as { kind: 'domain'; domain: string };
-  const full = input.detail === 'full';
+  const answers = await gatherSecurity(ctx, domain);
+  return securityOutput(ctx, domain, answers, input.detail === 'full');
+}
+
+/** MX, SPF, DMARC, DNSSEC, MTA-STS and TLS-RPT in parallel; then the MX hosts' addresses. */
+async function gatherSecurity(ctx: ToolContext, domain: string): Promise<SecurityAnswers> {
   const [mxRes, spf, dmarc, dnssec, mtaSts, tlsRpt] = await Promise.all([
     ctx.resolver.resolve(domain, 'MX'),
     analyzeSpf(domain, ctx.resolver),
@@ -25,23 +56,48 @@ export async function emailSecurityCheck(ctx: ToolContext, input: ToolInput): Pr
     ctx.resolver.resolve(`_smtp._tls.${domain}`, 'TXT'),
   ]);
   const mxHosts = await mxHostAddresses(mxRes.answers, ctx.resolver, TOOL_DEFAULTS.mxHostsChecked);
-  const mxIssues = mxFindings(mxHosts);
-  const undeliverable = mxIssues.find((f) => f.code === 'mx_host_no_address');
-  const mx = mxWithProviders(mxRes.answers);
-  const gateway = emailGateway(mxRes.answers);
-  const truncated: Record<string, { shown: number; total: number }> = {};
-  const mxShown = clip('MX', mx, TOOL_DEFAULTS.listLimit, full, truncated);
-  const mtaStsRecord = mtaSts.answers.map(txtJoin).find((t) => /^v=STSv1/i.test(t)) ?? null;
-  const tlsRptRecord = tlsRpt.answers.map(txtJoin).find((t) => /^v=TLSRPTv1/i.test(t)) ?? null;
+  return { mxRes, spf, dmarc, dnssec, mtaSts, tlsRpt, mxHosts };
+}
 
-  const gatewayText = undeliverable
-    ? `none usable (the MX host has no address: ${undeliverable.hosts.join(', ')})`
-    : gateway
-      ? gatewayLabel(gateway.name, gateway.kind, gateway.exchange)
-      : mxRes.rcode === 'NXDOMAIN' ? 'none (domain does not exist)' : isDnsFailure(mxRes.rcode) ? `unknown (MX lookup ${mxRes.rcode})` : 'none (no MX records)';
+function securityOutput(ctx: ToolContext, domain: string, answers: SecurityAnswers, full: boolean): ToolOutput {
+  const area = mxArea(answers.mxRes, answers.mxHosts, full);
+  const policies: TlsPolicies = {
+    mtaStsRecord: policyRecord(answers.mtaSts, /^v=STSv1/i),
+    tlsRptRecord: policyRecord(answers.tlsRpt, /^v=TLSRPTv1/i),
+  };
+  const result = securityResult(answers, area, policies);
+  return {
+    summary: summarize(domain, area.gatewayText, answers.spf, answers.dmarc, area.mxIssues),
+    result,
+    data: securityData(ctx, domain, answers, area, policies, full),
+    report: formatReport(`Email security for ${domain}`, ctx.now().toISOString(), result, securityFindings(domain, answers, area.mxIssues)),
+  };
+}
+
+function mxArea(mxRes: ResolveResult<'MX'>, mxHosts: readonly MxHostAddresses[], full: boolean): MxArea {
+  const mxIssues = mxFindings(mxHosts);
+  const gateway = emailGateway(mxRes.answers);
+  const truncated: MxArea['truncated'] = {};
+  const mxShown = clip('MX', mxWithProviders(mxRes.answers), TOOL_DEFAULTS.listLimit, full, truncated);
+  return { gateway, mxShown, mxIssues, truncated, gatewayText: gatewayText(mxRes, gateway, mxIssues) };
+}
+
+/** Where mail goes: nowhere usable when the MX host has no address; "unknown", never "none", when the MX lookup failed. */
+function gatewayText(mxRes: ResolveResult<'MX'>, gateway: EmailGateway | null, mxIssues: readonly MxFinding[]): string {
+  const undeliverable = mxIssues.find((f) => f.code === 'mx_host_no_address');
+  if (undeliverable) return `none usable (the MX host has no address: ${undeliverable.hosts.join(', ')})`;
+  if (gateway) return gatewayLabel(gateway.name, gateway.kind, gateway.exchange);
+  return mxRes.rcode === 'NXDOMAIN' ? 'none (domain does not exist)' : isDnsFailure(mxRes.rcode) ? `unknown (MX lookup ${mxRes.rcode})` : 'none (no MX records)';
+}
+
+function policyRecord(res: ResolveResult<'TXT'>, version: RegExp): string | null {
+  return res.answers.map(txtJoin).find((t) => version.test(t)) ?? null;
+}
+
+function securityResult({ spf, dmarc, dnssec, mtaSts, tlsRpt }: SecurityAnswers, area: MxArea, { mtaStsRecord, tlsRptRecord }: TlsPolicies): Record<string, string> {
   const result: Record<string, string> = {
-    'Email Gateway': gatewayText,
-    MX: lines(mxShown.map((m) => `${m.priority} ${m.exchange} (${m.provider})`)),
+    'Email Gateway': area.gatewayText,
+    MX: lines(area.mxShown.map((m) => `${m.priority} ${m.exchange} (${m.provider})`)),
     SPF: spf.record ?? spfMissingText(spf),
     'SPF Lookups': `${spf.lookups.total} of ${spf.lookups.limit} (${spf.verdict === 'ok' ? 'ok' : 'over the limit'})`,
     'SPF Status': spf.status,
@@ -51,9 +107,15 @@ export async function emailSecurityCheck(ctx: ToolContext, input: ToolInput): Pr
     'TLS-RPT': tlsRptRecord ?? (isDnsFailure(tlsRpt.rcode) ? `lookup failed (${tlsRpt.rcode})` : 'none'),
     DNSSEC: dnssec.status,
   };
-  if (truncated.MX) result.MX = `${result.MX}\n(${truncated.MX.shown} of ${truncated.MX.total} shown; detail=full for all)`;
-  if (mxIssues.length > 0) result['MX Findings'] = lines(mxIssues.map((f) => f.message));
-  const findings = [
+  const cut = area.truncated.MX;
+  if (cut) result.MX = `${result.MX}\n(${cut.shown} of ${cut.total} shown; detail=full for all)`;
+  if (area.mxIssues.length > 0) result['MX Findings'] = lines(area.mxIssues.map((f) => f.message));
+  return result;
+}
+
+/** The report's findings, by area: MX, SPF, DMARC, then failed MTA-STS / TLS-RPT lookups. */
+function securityFindings(domain: string, { mxRes, spf, dmarc, mtaSts, tlsRpt }: SecurityAnswers, mxIssues: readonly MxFinding[]): string[] {
+  return [
     ...mxIssues.map((f) => `MX: ${f.message}`),
     ...spf.warnings.map((w) => `SPF: ${w.message}`),
     ...[...dmarc.errors, ...dmarc.warnings].map((w) => `DMARC: ${w.message}`),
@@ -61,41 +123,44 @@ export async function emailSecurityCheck(ctx: ToolContext, input: ToolInput): Pr
     ...(isDnsFailure(mtaSts.rcode) ? [`MTA-STS: the lookup of _mta-sts.${domain} failed (${mtaSts.rcode})`] : []),
     ...(isDnsFailure(tlsRpt.rcode) ? [`TLS-RPT: the lookup of _smtp._tls.${domain} failed (${tlsRpt.rcode})`] : []),
   ];
+}
+
+function securityData(ctx: ToolContext, domain: string, answers: SecurityAnswers, area: MxArea, { mtaStsRecord, tlsRptRecord }: TlsPolicies, full: boolean): ToolOutput['data'] {
+  const { mxRes, spf, dmarc, dnssec, mtaSts, tlsRpt } = answers;
   const failures = Object.fromEntries(
     [['MX', mxRes.rcode] as const, ['MTA_STS', mtaSts.rcode] as const, ['TLS_RPT', tlsRpt.rcode] as const].filter(([, rcode]) => isDnsFailure(rcode)),
   );
   return {
-    summary: summarize(domain, gatewayText, spf, dmarc, mxIssues),
-    result,
-    data: {
-      meta: makeMeta(ctx, domain, gateway?.name ?? null, dnssec.status, Object.keys(truncated).length > 0 ? { truncated } : {}),
-      // A failed lookup is null (unknown) here, not an empty list; `errors` names the rcode.
-      records: {
-        MX: failures.MX ? null : mxShown.map((m) => ({ priority: m.priority, exchange: m.exchange })),
-        SPF: spf.tree.records,
-        DMARC: dmarc.records,
-        MTA_STS: failures.MTA_STS ? null : mtaStsRecord ? [mtaStsRecord] : [],
-        TLS_RPT: failures.TLS_RPT ? null : tlsRptRecord ? [tlsRptRecord] : [],
-      },
-      email_gateway: gateway,
-      mx_providers: mxShown,
-      mx_hosts: mxHosts,
-      findings: mxIssues,
-      ...(Object.keys(failures).length > 0 ? { errors: failures } : {}),
-      spf: {
-        status: spf.status,
-        record: spf.record ?? null,
-        verdict: spf.verdict,
-        lookups: spf.lookups,
-        void_lookups: spf.voidLookups,
-        warnings: spf.warnings,
-        loops: spf.loops,
-        ...(full ? { tree: spf.tree } : {}),
-      },
-      dmarc: dmarcData(dmarc),
-      dnssec,
+    meta: makeMeta(ctx, domain, area.gateway?.name ?? null, dnssec.status, Object.keys(area.truncated).length > 0 ? { truncated: area.truncated } : {}),
+    // A failed lookup is null (unknown) here, not an empty list; `errors` names the rcode.
+    records: {
+      MX: failures.MX ? null : area.mxShown.map((m) => ({ priority: m.priority, exchange: m.exchange })),
+      SPF: spf.tree.records,
+      DMARC: dmarc.records,
+      MTA_STS: failures.MTA_STS ? null : mtaStsRecord ? [mtaStsRecord] : [],
+      TLS_RPT: failures.TLS_RPT ? null : tlsRptRecord ? [tlsRptRecord] : [],
     },
-    report: formatReport(`Email security for ${domain}`, ctx.now().toISOString(), result, findings),
+    email_gateway: area.gateway,
+    mx_providers: area.mxShown,
+    mx_hosts: answers.mxHosts,
+    findings: area.mxIssues,
+    ...(Object.keys(failures).length > 0 ? { errors: failures } : {}),
+    spf: spfData(spf, full),
+    dmarc: dmarcData(dmarc),
+    dnssec,
+  };
+}
+
+function spfData(spf: SpfAnalysis, full: boolean): Record<string, unknown> {
+  return {
+    status: spf.status,
+    record: spf.record ?? null,
+    verdict: spf.verdict,
+    lookups: spf.lookups,
+    void_lookups: spf.voidLookups,
+    warnings: spf.warnings,
+    loops: spf.loops,
+    ...(full ? { tree: spf.tree } : {}),
   };
 }
 
