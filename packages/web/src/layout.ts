@@ -84,6 +84,7 @@ export function renderPage(chrome: Chrome, content: PageContent): string {
       <meta name="color-scheme" content="light dark" />
       ${content.noindex ? html`<meta name="robots" content="noindex, nofollow" />` : null}
       <title>${content.title} · ${chrome.product}</title>
+      <link rel="icon" href=${chrome.assets.url('favicon.svg')} type="image/svg+xml" />
       ${styles.map((s) => html`<link rel="stylesheet" href=${chrome.assets.url(s)} />`)}
       ${scripts.map((s) => html`<script type="module" src=${chrome.assets.url(s)}></script>`)}
     </head>

@@ -4,14 +4,14 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { expect } from 'vitest';
-import { ensureCommand } from '@dv/stack';
+import { launchBrowser } from '@dv/web/testing';
 
 // The connector flow as an MCP client application and its user live it, for the services' browser
 // tests (gateway/src/oauth, portfolio-scanner/src/mcp): the MCP SDK's client keeps its registration,
 // PKCE verifier and tokens in a MemoryProvider; headless Chromium (Debian's, driven by Playwright)
-// pastes the key on the consent page and approves; a loopback server receives the redirect.
+// (@dv/web/testing's launcher) pastes the key on the consent page and approves; a loopback server receives the redirect.
 
 /** What an MCP client application keeps: its registration, PKCE verifier and tokens. */
 export class MemoryProvider implements OAuthClientProvider {
@@ -73,7 +73,6 @@ export interface BrowserConsent {
  * page shows; `state` the OAuth state it sends; `mcpClientName` its name in the MCP handshake.
  */
 export async function startBrowserConsent(opts: { clientName: string; state: string; mcpClientName: string }): Promise<BrowserConsent> {
-  const executablePath = ensureCommand('chromium', 'chromium', (m) => console.log(m));
   const received: URLSearchParams[] = [];
   const callbacks: Server = createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
@@ -85,12 +84,7 @@ export async function startBrowserConsent(opts: { clientName: string; state: str
   const redirectUrl = `http://127.0.0.1:${(callbacks.address() as AddressInfo).port}/callback`;
   let browser: Browser;
   try {
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      // No sandbox as root; no background traffic (the machine has no internet).
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
   } catch (err) {
     callbacks.close();
     throw err;
