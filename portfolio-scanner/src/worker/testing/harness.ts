@@ -95,7 +95,8 @@ export async function startScanHarness(label: string): Promise<ScanHarness> {
     env: { NATS_URL: natsUrl, NATS_USERS_DIR: nats.env.NATS_USERS_DIR as string, REDIS_URL: shared.REDIS_URL as string, MONGODB_URL: shared.MONGODB_URL as string, MONGODB_DB: mongo.db.databaseName, REDIS_PREFIX: redisPrefix, DNS_SERVERS: world.dns.server, DNS_CANARIES: world.env.DNS_CANARIES ?? '' },
     async startWorker(opts = {}) {
       const own = await connectAsScanner(natsUrl, nats.env.NATS_USERS_DIR as string);
-      const resolver = new DnsResolver({ servers: world.dns.server, timeoutMs: 300, retries: 0 });
+      // One retry: a first scan on a busy machine must not lose an answer to a slow start.
+      const resolver = new DnsResolver({ servers: world.dns.server, timeoutMs: 300, retries: 1 });
       const registry = new Registry();
       const worker = new ScanWorker({
         nc: own,
