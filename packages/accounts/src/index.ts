@@ -4,3 +4,4 @@ export * from './store.ts';
 export * from './portfolio-keys.ts';
 export * from './auth-marks.ts';
 export * from './authenticator.ts';
+export * from './people.ts';

@@ -26,6 +26,16 @@ const expiresAt: IndexDef = { key: { expires_at: 1 }, name: 'ttl_expires_at', ex
 
 export const COLLECTIONS = {
   accounts: { name: 'accounts', indexes: [{ key: { email: 1 }, name: 'email', unique: true }] },
+  /** People who sign in to the web pages, one per email address (lowercased). */
+  people: { name: 'people', indexes: [{ key: { email: 1 }, name: 'email', unique: true }] },
+  /** Who belongs to which account, and as what; one membership per person and account. */
+  memberships: {
+    name: 'memberships',
+    indexes: [
+      { key: { account_id: 1, person_id: 1 }, name: 'account_person', unique: true },
+      { key: { person_id: 1 }, name: 'person' },
+    ],
+  },
   apiKeys: {
     name: 'api_keys',
     indexes: [

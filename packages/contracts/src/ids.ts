@@ -22,6 +22,10 @@ export const ID_PREFIXES = {
   grant: 'grt',
   /** A portfolio export task (its id is part of the signed file link). */
   export: 'exp',
+  /** A person who signs in to the web pages (by email); API keys stay the machine credential. */
+  person: 'per',
+  /** A person's place in an account: owner or member. */
+  membership: 'mem',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
