@@ -16,6 +16,8 @@ import { mountGatewayOAuth } from './oauth/server.ts';
 import { openapiRoute } from './routes/openapi.ts';
 import { statusRoute } from './routes/status.ts';
 import { verifyRoute } from './routes/verify.ts';
+import type { ConsoleContext } from './web/context.ts';
+import { mountConsole } from './web/mount.ts';
 
 // Every /v1 route of the verification API, in one list: it mounts the app and generates the
 // OpenAPI document. POST /mcp (JSON-RPC, described by MCP's tools/list) is mounted with the same
@@ -28,9 +30,12 @@ export function gatewayRoutes(): RouteDef[] {
   return routes;
 }
 
-export function mountGateway(app: Express, ctx: GatewayContext): void {
+/** Mounts the API, MCP, OAuth and the console; returns the console's context (tests sign people in through it). */
+export function mountGateway(app: Express, ctx: GatewayContext): ConsoleContext {
   mountRoutes(app, ctx, gatewayRoutes());
   mountRoutes(app, ctx, [mcpRoute]);
   mountGatewayOAuth(app, ctx);
+  const console = mountConsole(app, ctx);
   mountErrorHandlers(app, ctx);
+  return console;
 }

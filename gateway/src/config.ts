@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { downloadSecretProductionRules, resolveDownloadSecret, webhookLoopbackRule } from '@dv/notify';
+import { downloadSecretProductionRules, notifyProductionRules, resolveDownloadSecret, webhookLoopbackRule } from '@dv/notify';
 import { serviceSchema, shapeOf, unsafe, type ProductionRules } from '@dv/runtime';
 import { GATEWAY_DEFAULTS as D } from './defaults.ts';
 import { GATEWAY_TUNABLES } from './tunables.ts';
@@ -18,6 +18,7 @@ export const gatewayProductionRules: ProductionRules<GatewayConfig> = {
   ...downloadSecretProductionRules,
   MCP_LIST_URL_ALLOW_HTTP_LOOPBACK: unsafe.switchOn('lets MCP verify_list_from_url fetch loopback targets over http (tests only)'),
   WEBHOOK_ALLOW_HTTP_LOOPBACK: webhookLoopbackRule,
+  MAIL_FROM: notifyProductionRules.MAIL_FROM as ProductionRules<GatewayConfig>['MAIL_FROM'],
 };
 
 /** The signing key in force, or an error message when production runs without one. */

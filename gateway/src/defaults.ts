@@ -128,4 +128,17 @@ export const GATEWAY_DEFAULTS = {
   oauthMaxRedirectUris: 10,
   /** Dynamic registrations per client IP per hour (in-process limit of the MCP SDK's handler). */
   oauthRegistrationsPerHour: 20,
+
+  /** The console (/app/): a session unused this long ends; a working day of idle tabs survives, a forgotten laptop does not. */
+  consoleSessionIdleMinutes: 12 * 60,
+  /** However busy, a session ends this long after sign-in and the person signs in again. */
+  consoleSessionMaxDays: 14,
+  /** A sign-in link works once, for this long: long enough to switch to the mail app and back. */
+  signInLinkTtlMinutes: 20,
+  /** Sign-in links mailed per address per UTC day: enough for a person on several devices, too few to flood an inbox. */
+  signInLinksPerEmailPerDay: 10,
+  /** Sign-in links asked for from one client address per UTC day (an office behind one NAT included). */
+  signInLinksPerIpPerDay: 100,
+  /** Form bodies (everything but the upload) are small; this refuses a large one before parsing it. */
+  consoleFormMaxBytes: 64 * 1024,
 } as const;

@@ -42,6 +42,13 @@ export const GATEWAY_TUNABLES = tunables({
     meaning:
       '**tests only**: `webhook_url` may name a loopback receiver (127.0.0.0/8, ::1, `localhost`) over http or https, as the notify worker allows with the same variable (docs/notify.md §5). Refused when `NODE_ENV=production`',
   },
+  SMTP_RELAY_URL: { ...notifyTunables.SMTP_RELAY_URL, defaultText: 'unset: the console cannot mail sign-in links (npm start passes its mail catcher)', meaning: 'SMTP relay for the console\'s sign-in and invitation emails (`smtp://` or `smtps://`, credentials in the URL)' },
+  MAIL_FROM: { schema: z.string().min(3).default('Email Verification <no-reply@localhost>'), meaning: 'sender of the console\'s emails' },
+  CONSOLE_SESSION_IDLE_MINUTES: { schema: env.int(D.consoleSessionIdleMinutes, 5, 30 * 24 * 60), meaning: 'a console session unused this long ends' },
+  CONSOLE_SESSION_MAX_DAYS: { schema: env.int(D.consoleSessionMaxDays, 1, 90), meaning: 'a console session ends this long after sign-in, however busy' },
+  SIGN_IN_LINK_TTL_MINUTES: { schema: env.int(D.signInLinkTtlMinutes, 1, 24 * 60), meaning: 'validity of an emailed sign-in link (it works once)' },
+  SIGN_IN_LINKS_PER_EMAIL_PER_DAY: { schema: env.int(D.signInLinksPerEmailPerDay, 1, 10_000), meaning: 'sign-in links mailed to one address per UTC day' },
+  SIGN_IN_LINKS_PER_IP_PER_DAY: { schema: env.int(D.signInLinksPerIpPerDay, 1, 1_000_000), meaning: 'sign-in links asked for from one client address per UTC day' },
   OAUTH_REGISTRATIONS_PER_HOUR: {
     schema: env.int(D.oauthRegistrationsPerHour, 1, 100_000),
     meaning: 'OAuth dynamic client registrations per client IP per hour (docs/oauth.md)',

@@ -17,6 +17,7 @@ import { mountGateway } from '../app.ts';
 import { downloadSecret, gatewayConfigSchema } from '../config.ts';
 import { createGatewayContext, startContext, stopContext, type GatewayContext } from '../context.ts';
 import { startFakeScheduler, type FakeScheduler } from './fake-scheduler.ts';
+import type { ConsoleContext } from '../web/context.ts';
 
 // The gateway in-process for tests: the real app on the run's Redis and MongoDB (a database and a
 // Redis prefix of its own) and a private nats-server, so no other test file consumes our VERIFY
@@ -39,6 +40,8 @@ export interface GatewayHarness {
   nc: NatsConnection;
   env: Record<string, string>;
   scheduler?: FakeScheduler;
+  /** The console's context (sessions, links): console tests sign people in through it. */
+  console: ConsoleContext;
   /** The private nats-server (tests stop it to see the gateway degrade). */
   natsStack: Stack;
   account(opts?: { plan?: PlanName; credits?: number; status?: 'active' | 'inactive'; limits?: Partial<Account['limits']> }): Promise<TestAccount>;
@@ -94,7 +97,7 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
     const ctx = createGatewayContext({ config, downloadSecret: secret.secret, log, registry, db: mongo.db, redis: redisDep.redis, nc: gatewayNats.nc, shutdownSignal: abort.signal });
     await startContext(ctx);
     const app = createHttpApp({ registry, log, dependencies: () => [], isShuttingDown: () => false });
-    mountGateway(app, ctx);
+    const consoleCtx = mountGateway(app, ctx);
     srv.on('request', app);
     const scheduler = opts.scheduler ? await startFakeScheduler(nats.nc, mongo.db) : undefined;
     const n = nats;
@@ -110,6 +113,7 @@ export async function startGatewayHarness(opts: { label: string; scheduler?: boo
       nc: n.nc,
       env,
       scheduler,
+      console: consoleCtx,
       natsStack: stack,
       account: async (a = {}) => {
         const account = await createAccount(m.db, { name: `t${seq}`, email: `owner${seq++}_${tag}@example.com`, plan: a.plan ?? 'business', credits: a.credits ?? 1_000, status: a.status });

@@ -5,3 +5,4 @@ export * from './portfolio-keys.ts';
 export * from './auth-marks.ts';
 export * from './authenticator.ts';
 export * from './people.ts';
+export * from './allowance.ts';

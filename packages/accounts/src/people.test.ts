@@ -3,7 +3,9 @@ import { ALL_COLLECTIONS } from '@dv/contracts';
 import { ensureCollections, type MongoDependency } from '@dv/runtime';
 import { isolatedMongo } from '@dv/runtime/testing';
 import { FREE_PLAN_SIGNUP_CREDITS, MAX_MEMBERS_PER_ACCOUNT, addMember, can, findOrCreatePerson, listMembers, membershipsOf, normalizeEmail, removeMember, roleIn, signUp } from './people.ts';
-import { createAccount } from './store.ts';
+import { addCredits, createAccount, getAccount } from './store.ts';
+import { grantMonthlyAllowance } from './allowance.ts';
+import { FREE_PLAN_MONTHLY_CREDITS } from '@dv/contracts';
 
 let mongo: MongoDependency;
 
@@ -87,5 +89,23 @@ describe('members', () => {
     for (let i = 1; i < MAX_MEMBERS_PER_ACCOUNT; i++) await addMember(mongo.db, s.account._id, `m${i}@big.test`, 'member', s.person._id);
     await expect(addMember(mongo.db, s.account._id, 'one-more@big.test', 'member', s.person._id)).rejects.toMatchObject({ code: 'limit' });
     await expect(addMember(mongo.db, s.account._id, 'x@big.test', 'admin' as never, s.person._id)).rejects.toMatchObject({ code: 'invalid' });
+  });
+});
+
+describe('the Free plan\'s monthly allowance', () => {
+  it('tops a Free balance up to the allowance once a month, whatever the races, and never a paid plan', async () => {
+    const { account } = await signUp(mongo.db, 'allowance@example.test');
+    const december = new Date('2026-12-03T10:00:00Z');
+    // The sign-up month: the balance is already at the allowance; the month is recorded all the same.
+    expect(await grantMonthlyAllowance(mongo.db, account, december)).toBe(0);
+    await addCredits(mongo.db, account._id, -70, 'spend-1');
+    expect(await grantMonthlyAllowance(mongo.db, account, december)).toBe(0);
+    const january = new Date('2027-01-02T00:00:01Z');
+    const raced = await Promise.all(Array.from({ length: 4 }, () => grantMonthlyAllowance(mongo.db, account, january)));
+    expect(raced.reduce((a, b) => a + b, 0)).toBe(70);
+    expect((await getAccount(mongo.db, account._id)).credits).toBe(FREE_PLAN_MONTHLY_CREDITS);
+    const paid = await createAccount(mongo.db, { name: 'Paid', email: 'paid-allowance@example.test', plan: 'business', credits: 3 });
+    expect(await grantMonthlyAllowance(mongo.db, paid, january)).toBe(0);
+    expect((await getAccount(mongo.db, paid._id)).credits).toBe(3);
   });
 });

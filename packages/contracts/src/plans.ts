@@ -28,6 +28,39 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
   enterprise: { name: 'enterprise', apiAccess: true, limits: { requestsPerMinute: 240, emailsPerDay: 20_000, emailsPerJob: 25_000, concurrentJobs: 5, singleChecksInFlight: 200 } },
 };
 
+/**
+ * What the verification console lets an account without API access run (the API refuses these
+ * plans with 403; the console works on every plan). Plans with API access use their API limits in
+ * the console too, so a list costs and counts the same wherever it is started.
+ */
+export const CONSOLE_LIMITS: Readonly<Record<'free' | 'starter' | 'growth', PlanLimits>> = {
+  free: { requestsPerMinute: 60, emailsPerDay: 500, emailsPerJob: 500, concurrentJobs: 1, singleChecksInFlight: 2 },
+  starter: { requestsPerMinute: 60, emailsPerDay: 5_000, emailsPerJob: 5_000, concurrentJobs: 1, singleChecksInFlight: 5 },
+  growth: { requestsPerMinute: 60, emailsPerDay: 10_000, emailsPerJob: 10_000, concurrentJobs: 2, singleChecksInFlight: 10 },
+};
+
+/** The limits that hold for an account's work started in the console. */
+export function consoleLimits(plan: PlanName, accountLimits: PlanLimits): PlanLimits {
+  return PLANS[plan].apiAccess ? accountLimits : CONSOLE_LIMITS[plan as keyof typeof CONSOLE_LIMITS];
+}
+
+/**
+ * The Free plan's monthly allowance: on the first console visit of each calendar month (UTC) the
+ * balance of a Free account is topped up to this many credits, never above (ledger id
+ * `grant:<account>:free:<YYYY-MM>`, so a month's top-up happens once whatever the races).
+ */
+export const FREE_PLAN_MONTHLY_CREDITS = 100;
+
+/** What each plan gives, in words, for the console's plan page. */
+export const PLAN_SUMMARIES: Readonly<Record<PlanName, string>> = {
+  free: '100 credits every month, lists up to 500 addresses in the console, no API access.',
+  starter: 'Credits bought as you go, lists up to 5,000 addresses in the console, no API access.',
+  growth: 'Credits bought as you go, lists up to 10,000 addresses in the console, two at once, no API access.',
+  pro: 'The REST API, MCP and the console: 60 requests a minute, 5,000 addresses a day and per job, 2 jobs at once.',
+  business: 'The REST API, MCP and the console: 120 requests a minute, 10,000 addresses a day and per job, 3 jobs at once.',
+  enterprise: 'The REST API, MCP and the console: 240 requests a minute, 20,000 addresses a day, 25,000 per job, 5 jobs at once.',
+};
+
 /** Active API keys an account may hold at once (spec: Authentication item 4). */
 export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 10;
 

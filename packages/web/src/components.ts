@@ -1,3 +1,4 @@
+import { multipartAction } from './csrf.ts';
 import { html, type Node, type VNode } from './html.ts';
 
 // Form parts and small building blocks. Every control has a visible label tied to it; an error is
@@ -50,7 +51,7 @@ export function select(p: SelectProps): VNode {
 
 /** A POST form carrying its CSRF token; `multipart` for uploads. */
 export function postForm(action: string, csrf: string, children: Node, opts: { multipart?: boolean; className?: string; label?: string } = {}): VNode {
-  return html`<form method="post" action=${action} enctype=${opts.multipart ? 'multipart/form-data' : undefined} class=${opts.className} aria-label=${opts.label}>
+  return html`<form method="post" action=${opts.multipart ? multipartAction(action, csrf) : action} enctype=${opts.multipart ? 'multipart/form-data' : undefined} class=${opts.className} aria-label=${opts.label}>
     <input type="hidden" name="_csrf" value=${csrf} />
     ${children}
   </form>`;

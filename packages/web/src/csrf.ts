@@ -65,7 +65,16 @@ function sentToken(req: Request): string | undefined {
   const fromBody = (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
   if (typeof fromBody === 'string') return fromBody;
   const fromHeader = req.headers[CSRF_HEADER];
-  return typeof fromHeader === 'string' ? fromHeader : undefined;
+  if (typeof fromHeader === 'string') return fromHeader;
+  // A multipart body is streamed to its handler, not parsed before this check: an upload form
+  // carries the token in its action URL (multipartAction) instead.
+  const fromQuery = req.is('multipart/form-data') ? req.query[CSRF_FIELD] : undefined;
+  return typeof fromQuery === 'string' ? fromQuery : undefined;
+}
+
+/** An upload form's action: the token rides in the URL, since the body is not parsed before the check. */
+export function multipartAction(action: string, token: string): string {
+  return `${action}${action.includes('?') ? '&' : '?'}${CSRF_FIELD}=${encodeURIComponent(token)}`;
 }
 
 function expectedTokens(req: Request, opts: CsrfOptions): string[] {

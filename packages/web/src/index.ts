@@ -7,7 +7,7 @@ export { fragment, html, isSafeUrl, rawHtml, renderDocument, renderHtml, type No
 export { ASSET_PATH_PREFIX, loadAssets, type Assets } from './assets.ts';
 export { PAGE_SECURITY_HEADERS, contentSecurityPolicy, pageSecurityHeaders, type CspOptions } from './csp.ts';
 export { clearCookie, cookieName, readCookie, secureCookies, setCookie } from './cookies.ts';
-export { CSRF_FIELD, CSRF_HEADER, crossSiteReason, csrfProtection, csrfToken, type CsrfOptions } from './csrf.ts';
+export { CSRF_FIELD, CSRF_HEADER, crossSiteReason, csrfProtection, csrfToken, multipartAction, type CsrfOptions } from './csrf.ts';
 export { SessionStore, type Session, type SessionTimes } from './sessions.ts';
 export { OneTimeTokens } from './one-time.ts';
 export { flashList, renderPage, type Chrome, type Flash, type NavItem, type PageContent, type SignedInPerson } from './layout.ts';
