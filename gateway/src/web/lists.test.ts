@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, type JobDoc } from '@dv/contracts';
 import { addMember } from '@dv/accounts';
 import { call } from '../testing/harness.ts';
-import { formToken, postForm, startConsoleHarness, type ConsoleHarness } from '../testing/console.ts';
+import { EVIL, formToken, postForm, startConsoleHarness, uploadJob, type ConsoleHarness } from '../testing/console.ts';
 import type { TestAccount } from '../testing/harness.ts';
 
 // The lists pages over HTTP: the account's jobs and nobody else's (404 for another account's job
@@ -10,7 +10,6 @@ import type { TestAccount } from '../testing/harness.ts';
 // too) and its refusal on a finished list, and the downloads: the API's signed links, a part of
 // the rows per link, the upload's columns kept.
 
-export const EVIL = '<img src=x onerror=alert(1)><script>alert(2)</script>';
 const CSV = `email,first name,company\nann@example.com,Ann,"=HYPERLINK(""x"")"\ncarl.invalid@example.com,Carl,${EVIL}\ndora.full@example.com,Dora,Acme\n`;
 
 let h: ConsoleHarness;
@@ -20,17 +19,6 @@ let owner: string;
 let stranger: string;
 let done: string;
 let foreign: string;
-
-export async function uploadJob(base: string, key: string, csv: string, label: string): Promise<string> {
-  const form = new FormData();
-  form.append('email_column', 'email');
-  form.append('label', label);
-  form.append('file', new Blob([csv]), 'list.csv');
-  const res = await fetch(`${base}/v1/jobs`, { method: 'POST', body: form, headers: { authorization: `Bearer ${key}` } });
-  const body = (await res.json()) as { job_id: string };
-  if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${JSON.stringify(body)}`);
-  return body.job_id;
-}
 
 const waitDone = async (key: string, jobId: string) => expect((await call(h.url, `/v1/jobs/${jobId}?wait=20`, { key })).body.status).toBe('completed');
 

@@ -1,4 +1,4 @@
-import type { JobDoc } from '@dv/contracts';
+import type { JobDoc, JobItemDoc } from '@dv/contracts';
 import { facts, html, proportionBar, renderHtml, submit, table, type Node } from '@dv/web';
 import { DOWNLOAD_DECISIONS, DOWNLOAD_STATUSES, downloadLinks, type DownloadLink } from '../../services/download-links.ts';
 import type { LoadView } from '../../services/load.ts';
@@ -89,13 +89,31 @@ function downloadsSection(job: JobDoc, links: DownloadLink[]): Node {
     <p class="muted">The CSV keeps the upload's own columns after the result columns. These links work without signing in, for anyone who has them, until ${utcTime(links[0]!.expiresAt)}; ${job.status === 'running' ? 'while the list runs they give the rows checked so far.' : 'open this page again for fresh ones.'}</p>`;
 }
 
+const PREVIEW_ROWS = 10;
+
+/** The first rows checked, with the upload's own columns (as text, whatever they hold). */
+function previewSection(items: JobItemDoc[]): Node {
+  const meta = Object.keys(items[0]?.meta ?? {}).slice(0, 6);
+  return table(
+    `The first ${plural(items.length, 'row')} checked`,
+    [
+      { header: 'Email', cell: (i: JobItemDoc) => i.email },
+      { header: 'Status', cell: (i) => i.result?.status ?? '—' },
+      { header: 'Decision', cell: (i) => i.result?.decision?.action ?? '—' },
+      ...meta.map((m) => ({ header: m, cell: (i: JobItemDoc) => i.meta?.[m] ?? '' })),
+    ],
+    items,
+    'No address has been checked yet.',
+  );
+}
+
 export const jobPage = definePage({
   method: 'get',
   path: '/lists/:jobId',
   access: 'run_lists',
   handle: async ({ cc, req, viewer, csrf }) => {
     const job = await ownJob(cc, viewer.account._id, req.params.jobId);
-    const [load, decisions] = await Promise.all([cc.api.load.current(), jobDecisions(cc, job)]);
+    const [load, decisions, preview] = await Promise.all([cc.api.load.current(), jobDecisions(cc, job), cc.api.results.page(job._id, {}, PREVIEW_ROWS)]);
     return {
       title: jobName(job),
       body: html`<p><a href="/app/lists">All lists</a></p>
@@ -106,6 +124,7 @@ export const jobPage = definePage({
           ${proportionBar(job.status === 'running' ? 'Results by decision, so far' : 'Results by decision', DECISION_PARTS(decisions))}
           <p class="muted">Send: safe to send. Review: unprovable or no verdict yet. Drop: will bounce or should not be mailed. ${plural(decisions.send + decisions.review + decisions.drop, 'address', 'addresses')} decided.</p>
         </section>
+        <section aria-labelledby="rows-h"><h2 id="rows-h">First results</h2>${previewSection(preview.items)}</section>
         <section aria-labelledby="dl-h"><h2 id="dl-h">Downloads</h2>${downloadsSection(job, downloadLinks(cc.api, job._id))}</section>
         <section aria-labelledby="hook-h"><h2 id="hook-h">Webhook</h2>${webhookSection(job)}</section>
         <section aria-labelledby="cancel-h"><h2 id="cancel-h">Cancel</h2>${cancelSection(job, csrf())}</section>`,
