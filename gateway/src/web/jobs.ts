@@ -1,11 +1,13 @@
 import { COLLECTIONS, isId, type EventDoc, type JobDoc } from '@dv/contracts';
 import { loadDecisionCounts, type DecisionCounts } from '@dv/notify';
-import { badge, html, progress, type Node, type Part } from '@dv/web';
+import { can } from '@dv/accounts';
+import { badge, html, progress, renderHtml, type Node, type Part } from '@dv/web';
 import { jobEta } from '../services/eta.ts';
 import type { LoadView } from '../services/load.ts';
 import type { ConsoleContext } from './context.ts';
 import { count, plural } from './format.ts';
-import { notFound } from './page.ts';
+import { notFound, type PageCall, type PageResult } from './page.ts';
+import type { Viewer } from './viewer.ts';
 
 // What the lists pages share: reading the account's jobs (with the decision counts a finished
 // list's completion event stores, in the same query), and the words and parts that show a job's
@@ -107,4 +109,16 @@ export function progressLine(job: JobDoc, load: LoadView): Node {
 /** "812 deliverable · 41 risky · …" in one line. */
 export function countsLine(parts: Part[]): Node {
   return html`<span>${parts.map((p, i) => html`${i > 0 ? ' · ' : ''}${count(p.value)} ${p.label.toLowerCase()}`)}</span>`;
+}
+
+/**
+ * A live region's answer (GET …/live, what enhance.js puts in the region). Without a session, or
+ * without the right to see lists, it is not redirected like a page (the script would put the
+ * sign-in page in the region and go on asking): it says so in the region and ends the refresh.
+ */
+export async function liveAnswer(call: PageCall<Viewer | null>, region: (viewer: Viewer) => Promise<Node>): Promise<PageResult> {
+  const { viewer, res } = call;
+  const body = viewer && can(viewer.role, 'run_lists') ? await region(viewer) : html`<div data-live-done=""><p class="flash flash-info">Your session has ended: reload the page to sign in again.</p></div>`;
+  res.type('html').send(renderHtml(body));
+  return { done: true };
 }

@@ -100,8 +100,11 @@ describe('the lists page', () => {
     await waitDone(a.sandbox, running);
     const after = await page('/app/lists/live', owner);
     expect(after.text).toMatch(/^<div id="jobs" data-live-done[ >]/);
-    // Signed out: no fragment, the sign-in page instead.
-    expect((await page('/app/lists/live', '')).status).toBe(303);
+    // Signed out: not the sign-in page (the script would put it in the region), a word and the end of the refresh.
+    for (const path of ['/app/lists/live', `/app/lists/${running}/live`]) {
+      const out = await page(path, '');
+      expect([out.status, out.text]).toEqual([200, '<div data-live-done><p class="flash flash-info">Your session has ended: reload the page to sign in again.</p></div>']);
+    }
   });
 });
 

@@ -1,9 +1,9 @@
 import type { JobDoc, JobItemDoc } from '@dv/contracts';
-import { facts, html, proportionBar, renderHtml, submit, table, type Node } from '@dv/web';
+import { facts, html, proportionBar, submit, table, type Node } from '@dv/web';
 import { DOWNLOAD_DECISIONS, DOWNLOAD_STATUSES, downloadLinks, type DownloadLink } from '../../services/download-links.ts';
 import type { LoadView } from '../../services/load.ts';
 import { count, plural, utcTime } from '../format.ts';
-import { DECISION_PARTS, jobDecisions, jobName, LIVE_EVERY_MS, ownJob, progressLine, STATUS_PARTS } from '../jobs.ts';
+import { DECISION_PARTS, jobDecisions, jobName, LIVE_EVERY_MS, liveAnswer, ownJob, progressLine, STATUS_PARTS } from '../jobs.ts';
 import { definePage } from '../page.ts';
 
 // GET /app/lists/<job id>: one list: its facts, live progress, its outcome by status and by
@@ -14,7 +14,7 @@ import { definePage } from '../page.ts';
 /** The moving part: progress, ETA and the outcome by status; the live answer stops once the job ended. */
 export function jobRegion(job: JobDoc, load: LoadView): Node {
   const running = job.status === 'running';
-  return html`<div id="job-live" data-live=${running ? `/app/lists/${job._id}/live` : undefined} data-live-ms=${running ? LIVE_EVERY_MS : undefined} data-live-done=${running ? undefined : ''} aria-live="polite">
+  return html`<div id="job-live" data-live=${running ? `/app/lists/${job._id}/live` : undefined} data-live-ms=${running ? LIVE_EVERY_MS : undefined} data-live-done=${running ? undefined : ''}>
     ${progressLine(job, load)}
     ${proportionBar('Results by status', STATUS_PARTS(job.counts))}
   </div>`;
@@ -135,10 +135,10 @@ export const jobPage = definePage({
 export const jobLiveFragment = definePage({
   method: 'get',
   path: '/lists/:jobId/live',
-  access: 'run_lists',
-  handle: async ({ cc, req, res, viewer }) => {
-    const job = await ownJob(cc, viewer.account._id, req.params.jobId);
-    res.type('html').send(renderHtml(jobRegion(job, await cc.api.load.current())));
-    return { done: true };
-  },
+  access: 'anyone',
+  handle: (call) =>
+    liveAnswer(call, async (viewer) => {
+      const job = await ownJob(call.cc, viewer.account._id, call.req.params.jobId);
+      return jobRegion(job, await call.cc.api.load.current());
+    }),
 });

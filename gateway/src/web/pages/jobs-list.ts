@@ -1,10 +1,9 @@
 import { isId } from '@dv/contracts';
-import { html, renderHtml, type Node } from '@dv/web';
+import { html, type Node } from '@dv/web';
 import type { LoadView } from '../../services/load.ts';
 import { relative, utcTime } from '../format.ts';
-import { countsLine, DECISION_PARTS, jobName, listJobs, LIVE_EVERY_MS, progressLine, STATUS_PARTS, type ListedJob } from '../jobs.ts';
-import { definePage, type PageCall } from '../page.ts';
-import type { Viewer } from '../viewer.ts';
+import { countsLine, DECISION_PARTS, jobName, listJobs, LIVE_EVERY_MS, liveAnswer, progressLine, STATUS_PARTS, type ListedJob } from '../jobs.ts';
+import { definePage } from '../page.ts';
 
 // GET /app/lists: the account's lists, newest first, a page at a time (?after=<job id>, as GET
 // /v1/jobs pages). While one of them runs, the list is a live region: enhance.js asks
@@ -33,14 +32,13 @@ function jobCard(job: ListedJob, load: LoadView): Node {
 export function jobsRegion(jobs: ListedJob[], load: LoadView, after: string | undefined): Node {
   const running = jobs.some((j) => j.status === 'running');
   const live = `/app/lists/live${after ? `?after=${after}` : ''}`;
-  return html`<div id="jobs" data-live=${running ? live : undefined} data-live-ms=${running ? LIVE_EVERY_MS : undefined} data-live-done=${running ? undefined : ''} aria-live="polite">
+  return html`<div id="jobs" data-live=${running ? live : undefined} data-live-ms=${running ? LIVE_EVERY_MS : undefined} data-live-done=${running ? undefined : ''}>
     <ul class="job-list">${jobs.map((j) => jobCard(j, load))}</ul>
   </div>`;
 }
 
 /** `after` as the query gives it: a job id, or nothing (anything else is ignored). */
-export function afterParam(call: PageCall<Viewer>): string | undefined {
-  const a = call.req.query.after;
+export function afterParam(a: unknown): string | undefined {
   return typeof a === 'string' && isId('job', a) ? a : undefined;
 }
 
@@ -50,7 +48,7 @@ export const jobsListPage = definePage({
   access: 'run_lists',
   handle: async (call) => {
     const { cc, viewer } = call;
-    const after = afterParam(call);
+    const after = afterParam(call.req.query.after);
     const { jobs, next } = await listJobs(cc, viewer.account._id, after);
     const load = await cc.api.load.current();
     const pager = html`<nav class="pager" aria-label="Pages of lists">
@@ -70,11 +68,11 @@ export const jobsListPage = definePage({
 export const jobsLiveFragment = definePage({
   method: 'get',
   path: '/lists/live',
-  access: 'run_lists',
-  handle: async (call) => {
-    const after = afterParam(call);
-    const { jobs } = await listJobs(call.cc, call.viewer.account._id, after);
-    call.res.type('html').send(renderHtml(jobsRegion(jobs, await call.cc.api.load.current(), after)));
-    return { done: true };
-  },
+  access: 'anyone',
+  handle: (call) =>
+    liveAnswer(call, async (viewer) => {
+      const after = afterParam(call.req.query.after);
+      const { jobs } = await listJobs(call.cc, viewer.account._id, after);
+      return jobsRegion(jobs, await call.cc.api.load.current(), after);
+    }),
 });
