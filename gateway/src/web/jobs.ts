@@ -21,7 +21,7 @@ export type ListedJob = JobDoc & { decisions: DecisionCounts | null };
 
 const STATUS_TONE: Record<JobDoc['status'], 'ok' | 'warn' | 'bad' | 'neutral'> = { running: 'neutral', completed: 'ok', canceled: 'warn', failed: 'bad' };
 export const statusBadge = (job: Pick<JobDoc, 'status'>): Node => badge(job.status, STATUS_TONE[job.status]);
-export const sandboxBadge = (job: Pick<JobDoc, 'mode'>): Node => (job.mode === 'sandbox' ? badge('sandbox', 'neutral') : null);
+export const sandboxBadge = (job: Pick<JobDoc, 'mode' | 'kind'>): Node => html`${job.mode === 'sandbox' ? badge('sandbox', 'neutral') : null}${job.kind === 'single' ? html` ${badge('single check', 'neutral')}` : null}`;
 export const jobName = (job: Pick<JobDoc, '_id' | 'label'>): string => job.label ?? job._id;
 
 export const STATUS_PARTS = (c: JobDoc['counts']): Part[] => [
