@@ -90,6 +90,19 @@ describe('members', () => {
     await expect(addMember(mongo.db, s.account._id, 'one-more@big.test', 'member', s.person._id)).rejects.toMatchObject({ code: 'limit' });
     await expect(addMember(mongo.db, s.account._id, 'x@big.test', 'admin' as never, s.person._id)).rejects.toMatchObject({ code: 'invalid' });
   });
+
+  it('holds the member limit under concurrency: 30 additions at once to an account near it end with exactly the limit', async () => {
+    const s = await signUp(mongo.db, 'crowd@example.test');
+    for (let i = 1; i < MAX_MEMBERS_PER_ACCOUNT - 5; i++) await addMember(mongo.db, s.account._id, `early${i}@crowd.test`, 'member', s.person._id);
+    const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => addMember(mongo.db, s.account._id, `late${i}@crowd.test`, 'member', s.person._id)));
+    const refused = results.filter((r) => r.status === 'rejected');
+    expect(results.filter((r) => r.status === 'fulfilled' && r.value.added)).toHaveLength(5);
+    expect(refused).toHaveLength(25);
+    for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'limit' });
+    expect(await listMembers(mongo.db, s.account._id)).toHaveLength(MAX_MEMBERS_PER_ACCOUNT);
+    // Adding someone already in the account at the limit changes nothing and is no error.
+    expect((await addMember(mongo.db, s.account._id, 'early1@crowd.test', 'owner', s.person._id)).added).toBe(false);
+  }, 60_000);
 });
 
 describe('the Free plan\'s monthly allowance', () => {

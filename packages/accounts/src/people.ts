@@ -165,18 +165,35 @@ export async function listMembers(db: Db, accountId: string): Promise<Member[]> 
   return list.flatMap((m) => (byId.has(m.person_id) ? [{ person: byId.get(m.person_id)!, membership: m }] : []));
 }
 
-/** Adds the address to the account (a person is made for it when new); adding someone twice changes nothing. */
+/** `counters` id every addition to the account writes first, so two additions at once conflict. */
+export const membersCounterId = (accountId: string) => `members:${accountId}`;
+
+/**
+ * Adds the address to the account (a person is made for it when new); adding someone twice changes
+ * nothing. The limit check and the insert are one transaction that first writes the account's
+ * members counter: two additions at once conflict there, one is retried after the other commits
+ * and counts its member, so however many race, the account never holds more than the limit.
+ */
 export async function addMember(db: Db, accountId: string, rawEmail: string, role: Role, addedBy: string): Promise<Member & { added: boolean }> {
   if (!ROLES.includes(role)) throw new AccountError('invalid', `role must be one of ${ROLES.join(', ')}`);
   await getAccount(db, accountId);
   const person = await findOrCreatePerson(db, rawEmail);
-  const existing = await memberships(db).findOne({ account_id: accountId, person_id: person._id });
-  if (existing) return { person, membership: existing, added: false };
-  if ((await memberships(db).countDocuments({ account_id: accountId })) >= MAX_MEMBERS_PER_ACCOUNT) {
-    throw new AccountError('limit', `an account has at most ${MAX_MEMBERS_PER_ACCOUNT} people; remove someone first`);
+  const session = db.client.startSession();
+  try {
+    return await session.withTransaction(async () => {
+      await db.collection<{ _id: string; touched_at: Date }>(COLLECTIONS.counters.name).updateOne({ _id: membersCounterId(accountId) }, { $set: { touched_at: new Date() } }, { upsert: true, session });
+      const existing = await memberships(db).findOne({ account_id: accountId, person_id: person._id }, { session });
+      if (existing) return { person, membership: existing, added: false };
+      if ((await memberships(db).countDocuments({ account_id: accountId }, { session })) >= MAX_MEMBERS_PER_ACCOUNT) {
+        throw new AccountError('limit', `an account has at most ${MAX_MEMBERS_PER_ACCOUNT} people; remove someone first`);
+      }
+      const membership: Membership = { _id: newId('membership'), account_id: accountId, person_id: person._id, role, created_at: new Date(), added_by: addedBy };
+      await memberships(db).insertOne(membership, { session });
+      return { person, membership, added: true };
+    });
+  } finally {
+    await session.endSession();
   }
-  const { membership, added } = await ensureMembership(db, accountId, person._id, role, addedBy);
-  return { person, membership, added };
 }
 
 /**
