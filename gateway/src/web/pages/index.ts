@@ -1,5 +1,8 @@
 import type { PageDef } from '../page.ts';
+import { accountPage, rotateWebhookSecret } from './account.ts';
+import { inviteMember, membersPage, removeMemberPage } from './members.ts';
 import { overviewPage } from './overview.ts';
+import { planPage } from './plan.ts';
 import { sandboxSwitch } from './sandbox.ts';
 import { signInLinkPage, signInLinkUse } from './sign-in-link.ts';
 import { signInPage, signInSend } from './sign-in.ts';
@@ -8,4 +11,20 @@ import { signOut } from './sign-out.ts';
 import { switchAccount } from './switch-account.ts';
 
 // Every console page, in one list (mount.ts mounts them under /app).
-export const CONSOLE_PAGES: readonly PageDef[] = [signInPage, signInSend, signInLinkPage, signInLinkUse, signOut, signOutEverywhere, overviewPage, switchAccount, sandboxSwitch];
+export const CONSOLE_PAGES: readonly PageDef[] = [
+  signInPage,
+  signInSend,
+  signInLinkPage,
+  signInLinkUse,
+  signOut,
+  signOutEverywhere,
+  overviewPage,
+  switchAccount,
+  sandboxSwitch,
+  accountPage,
+  rotateWebhookSecret,
+  planPage,
+  membersPage,
+  inviteMember,
+  removeMemberPage,
+];
