@@ -39,7 +39,7 @@ const counts = (deliverable: number, undeliverable: number, risky: number, unkno
 async function insertJob(accountId: string, created: Date, c: JobDoc['counts'], mode: 'live' | 'sandbox' = 'live'): Promise<void> {
   const _id = `${firstJobIdAt(created)}${Math.random().toString(32).slice(2, 10).padEnd(16, '0')}`;
   const total = c.deliverable + c.undeliverable + c.risky + c.unknown;
-  await h.db.collection(COLLECTIONS.jobs.name).insertOne({ _id, account_id: accountId, key_id: 'test', mode, kind: 'list', status: 'completed', label: null, total, done: total, counts: c, credits_charged: 0, credits_refunded: 0, created_at: created, updated_at: created, completed_at: created, expires_at: new Date(Date.now() + 30 * DAY) } as unknown as JobDoc);
+  await h.db.collection<JobDoc>(COLLECTIONS.jobs.name).insertOne({ _id, account_id: accountId, key_id: 'test', mode, kind: 'list', status: 'completed', label: null, total, done: total, counts: c, credits_charged: 0, credits_refunded: 0, created_at: created, updated_at: created, completed_at: created, expires_at: new Date(Date.now() + 30 * DAY) } as unknown as JobDoc);
 }
 
 async function ledger(accountId: string, entries: [string, number, LedgerEntry['reason'], Date][]): Promise<void> {
