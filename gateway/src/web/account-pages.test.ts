@@ -198,6 +198,8 @@ describe('the members page', () => {
     const me = (await findPersonByEmail(h.db, t.account.email))!;
     const lastOwner = await submitForm('/app/members', '/app/members/remove', owner, { person: me._id });
     expect(lastOwner.text).toContain('The last owner cannot be removed');
+    const demoted = await submitForm('/app/members', '/app/members/role', owner, { person: me._id, role: 'member' });
+    expect(demoted.text).toContain('The last owner stays an owner');
     expect(await listMembers(h.db, t.account._id)).toHaveLength(1);
     for (let i = 1; i < MAX_MEMBERS_PER_ACCOUNT; i++) await addMember(h.db, t.account._id, `crowd${i}@example.test`, 'member', me._id);
     const full = await submitForm('/app/members', '/app/members', owner, { email: 'one-too-many@example.test', role: 'member' });
@@ -209,6 +211,13 @@ describe('the members page', () => {
     expect(removed.res.status).toBe(303);
     expect(removed.text).toContain('Removed from the account.');
     expect((await listMembers(h.db, t.account._id)).map((m) => m.person.email)).not.toContain('crowd1@example.test');
+    const crowd2 = (await findPersonByEmail(h.db, 'crowd2@example.test'))!;
+    const promoted = await submitForm('/app/members', '/app/members/role', owner, { person: crowd2._id, role: 'owner' });
+    expect(promoted.text).toContain('Role changed to owner.');
+    expect(promoted.text).toContain('<td>crowd2@example.test</td><td>owner</td>');
+    const stepDown = await submitForm('/app/members', '/app/members/role', owner, { person: me._id, role: 'member' });
+    expect(stepDown.text).toContain('Role changed to member.');
+    expect((await listMembers(h.db, t.account._id)).find((m) => m.person._id === me._id)?.membership.role).toBe('member');
   });
 
   it('shows a member the list without forms, and refuses a member\'s owner actions with 403', async () => {
@@ -221,13 +230,14 @@ describe('the members page', () => {
     expect(text).toContain(`<td>${t.account.email}</td><td>owner</td>`);
     expect(text).not.toContain('Invite someone');
     expect(text).not.toContain('/app/members/remove');
+    expect(text).not.toContain('/app/members/role');
     expect(text).toContain('Only an owner invites and removes people.');
     const ownerId = (await findPersonByEmail(h.db, t.account.email))!._id;
-    for (const [path, fields] of [['/app/members', { email: 'sneaky@example.test', role: 'owner' }], ['/app/members/remove', { person: ownerId }]] as const) {
+    for (const [path, fields] of [['/app/members', { email: 'sneaky@example.test', role: 'owner' }], ['/app/members/remove', { person: ownerId }], ['/app/members/role', { person: ownerId, role: 'member' }]] as const) {
       const r = await postForm(h.url, path, member, { _csrf: formToken(text), ...fields });
       expect(r.status).toBe(403);
       expect(await r.text()).toContain(`Only an owner of ${t.account.name} can do this.`);
     }
-    expect((await listMembers(h.db, t.account._id)).map((m) => m.person.email).sort()).toEqual([t.account.email, 'plain-member@example.test'].sort());
+    expect((await listMembers(h.db, t.account._id)).map((m) => `${m.person.email} ${m.membership.role}`).sort()).toEqual([`${t.account.email} owner`, 'plain-member@example.test member'].sort());
   });
 });

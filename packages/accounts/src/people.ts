@@ -218,3 +218,29 @@ export async function removeMember(db: Db, accountId: string, personId: string):
     await session.endSession();
   }
 }
+
+/**
+ * Makes a person of the account an owner or a member; the last owner stays an owner. Like
+ * removeMember, a demotion writes every owner's membership in the same transaction, so two owners
+ * demoting each other at once conflict and one is refused.
+ */
+export async function setMemberRole(db: Db, accountId: string, personId: string, role: Role): Promise<Membership> {
+  if (!ROLES.includes(role)) throw new AccountError('invalid', `role must be one of ${ROLES.join(', ')}`);
+  const session = db.client.startSession();
+  try {
+    return await session.withTransaction(async () => {
+      const target = await memberships(db).findOne({ account_id: accountId, person_id: personId }, { session });
+      if (!target) throw new AccountError('not_found', 'that person is not in this account');
+      if (target.role === role) return target;
+      if (target.role === 'owner') {
+        const owners = await memberships(db).countDocuments({ account_id: accountId, role: 'owner' }, { session });
+        if (owners <= 1) throw new AccountError('conflict', 'an account keeps at least one owner: make someone else owner first');
+        await memberships(db).updateMany({ account_id: accountId, role: 'owner' }, { $set: { owners_checked_at: new Date() } }, { session });
+      }
+      await memberships(db).updateOne({ _id: target._id }, { $set: { role } }, { session });
+      return { ...target, role };
+    });
+  } finally {
+    await session.endSession();
+  }
+}

@@ -1,6 +1,6 @@
 import type { PageDef } from '../page.ts';
 import { accountPage, rotateWebhookSecret } from './account.ts';
-import { inviteMember, membersPage, removeMemberPage } from './members.ts';
+import { changeRole, inviteMember, membersPage, removeMemberPage } from './members.ts';
 import { overviewPage } from './overview.ts';
 import { planPage } from './plan.ts';
 import { sandboxSwitch } from './sandbox.ts';
@@ -27,4 +27,5 @@ export const CONSOLE_PAGES: readonly PageDef[] = [
   membersPage,
   inviteMember,
   removeMemberPage,
+  changeRole,
 ];

@@ -1,4 +1,4 @@
-import { AccountError, addMember, can, listMembers, MAX_MEMBERS_PER_ACCOUNT, normalizeEmail, removeMember, ROLES, type Member, type Role } from '@dv/accounts';
+import { AccountError, addMember, can, listMembers, MAX_MEMBERS_PER_ACCOUNT, normalizeEmail, removeMember, ROLES, setMemberRole, type Member, type Role } from '@dv/accounts';
 import { badge, field, html, postForm, select, submit, table, type Node } from '@dv/web';
 import { plural, utcDate, utcTime } from '../format.ts';
 import { confirmForm, formText } from '../forms.ts';
@@ -7,7 +7,7 @@ import type { Viewer } from '../viewer.ts';
 
 // GET /app/members: the people in the account. Owners invite (POST /app/members: the address is
 // added at once and mailed a sign-in link that opens this account) and remove people (POST
-// /app/members/remove); the last owner stays. Members see the list without the forms, and a
+// /app/members/remove) or change their role (POST /app/members/role); the last owner stays. Members see the list without the forms, and a
 // member's POST gets the 403 page (definePage's access check).
 
 function columns(viewer: Viewer, csrf: string) {
@@ -20,7 +20,10 @@ function columns(viewer: Viewer, csrf: string) {
   if (!can(viewer.role, 'manage_members')) return cols;
   const remove = (m: Member) =>
     confirmForm('/app/members/remove', csrf, `Remove ${m.person.email} from ${viewer.account.name}? They lose access at their next request.`, html`<input type="hidden" name="person" value=${m.person._id} />${submit('Remove', { kind: 'danger' })}`, `Remove ${m.person.email}`);
-  return [...cols, { header: 'Remove', cell: remove }];
+  const other = (m: Member): Role => (m.membership.role === 'owner' ? 'member' : 'owner');
+  const change = (m: Member) =>
+    postForm('/app/members/role', csrf, html`<input type="hidden" name="person" value=${m.person._id} /><input type="hidden" name="role" value=${other(m)} />${submit(`Make ${other(m)}`, { kind: 'plain' })}`, { className: 'inline', label: `Make ${m.person.email} ${other(m)}` });
+  return [...cols, { header: 'Change', cell: (m: Member) => html`${change(m)}${remove(m)}` }];
 }
 
 function inviteForm(csrf: string, email = '', role: Role = 'member', error?: string): Node {
@@ -107,5 +110,23 @@ export const removeMemberPage = definePage({
       return { redirect: '/app/members', flash: { kind: 'error', text } };
     }
     return { redirect: personId === viewer.personId ? '/app/' : '/app/members', flash: { kind: 'ok', text: personId === viewer.personId ? `You left ${viewer.account.name}.` : 'Removed from the account.' } };
+  },
+});
+
+export const changeRole = definePage({
+  method: 'post',
+  path: '/members/role',
+  access: 'manage_members',
+  handle: async ({ cc, req, viewer }) => {
+    const role = formText(req.body, 'role');
+    if (!(ROLES as readonly string[]).includes(role)) return { redirect: '/app/members', flash: { kind: 'error', text: `A role is one of ${ROLES.join(', ')}; nothing changed.` } };
+    try {
+      await setMemberRole(cc.api.db, viewer.account._id, formText(req.body, 'person'), role as Role);
+    } catch (err) {
+      if (!(err instanceof AccountError) || (err.code !== 'conflict' && err.code !== 'not_found')) throw err;
+      const text = err.code === 'conflict' ? 'The last owner stays an owner: an account always keeps one. Make someone else an owner first.' : 'That person is not in this account (any more); nothing changed.';
+      return { redirect: '/app/members', flash: { kind: 'error', text } };
+    }
+    return { redirect: '/app/members', flash: { kind: 'ok', text: `Role changed to ${role}.` } };
   },
 });
