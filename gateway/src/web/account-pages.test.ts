@@ -187,6 +187,14 @@ describe('the members page', () => {
 
     const again = await submitForm('/app/members', '/app/members', owner, { email: 'invited@example.test', role: 'owner' });
     expect(again.text).toContain(`invited@example.test is already in ${t.account.name}; nothing changed.`);
+    // Invitations count with the address's sign-in links of the day.
+    const limit = h.ctx.config.SIGN_IN_LINKS_PER_EMAIL_PER_DAY;
+    expect((await h.console.linksPerEmail.take('flooded@example.test', limit, limit)).allowed).toBe(true);
+    const before = h.relay.inbox.length;
+    const flooded = await submitForm('/app/members', '/app/members', owner, { email: 'flooded@example.test', role: 'member' });
+    expect(flooded.text).toContain(`flooded@example.test was added as member. No email was sent: flooded@example.test has had ${limit} sign-in links today.`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.relay.inbox.slice(before).filter((m) => m.to.includes('flooded@example.test'))).toEqual([]);
     const bad = await submitForm('/app/members', '/app/members', owner, { email: 'not an address', role: 'member' });
     expect(bad.res.status).toBe(400);
     expect(bad.text).toContain('Enter an email address such as someone@example.com.');

@@ -62,6 +62,10 @@ export const membersPage = definePage({ method: 'get', path: '/members', access:
 async function mailInvitation(call: PageCall<Viewer>, email: string): Promise<string> {
   const { cc, viewer } = call;
   if (!cc.mailer) return `This service cannot send email, so tell ${email} to sign in at ${cc.baseUrl}/app/sign-in.`;
+  // Invitations count with the address's sign-in links: adding and removing someone in a loop
+  // cannot flood their inbox.
+  const perEmail = cc.api.config.SIGN_IN_LINKS_PER_EMAIL_PER_DAY;
+  if (!(await cc.linksPerEmail.take(email, perEmail)).allowed) return `No email was sent: ${email} has had ${perEmail} sign-in links today. They can sign in at ${cc.baseUrl}/app/sign-in after 00:00 UTC.`;
   const ttlMs = cc.api.config.SIGN_IN_LINK_TTL_MINUTES * 60_000;
   const token = await cc.links.issue({ email, accountId: viewer.account._id }, ttlMs);
   try {
