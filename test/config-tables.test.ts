@@ -39,7 +39,7 @@ describe('docs tables', () => {
     const text = '<!-- config-table gateway: UPGRADE_URL -->\n| `UPGRADE_URL` | `https://elsewhere` | | edited |\n<!-- /config-table -->';
     const rendered = renderTables(text);
     expect(rendered).not.toBe(text);
-    expect(rendered).toContain('`https://example.com/pricing`');
+    expect(rendered).toContain("`<PUBLIC_BASE_URL>/app/plan` (the console's plan page)");
   });
 });
 

@@ -63,11 +63,14 @@ describe('authentication and plans', () => {
     const r = await call(h.url, '/v1/verify', { key: free.live, body: { email: 'x@example.com' } });
     isProblem(r, 'plan_not_entitled');
     expect(r.status).toBe(403);
-    expect(r.body.upgrade_url).toMatch(/^https?:/);
+    // UPGRADE_URL unset: the console's plan page.
+    const planPage = `${h.ctx.config.PUBLIC_BASE_URL}/app/plan`;
+    expect(r.body.upgrade_url).toBe(planPage);
     const inactive = await h.account({ status: 'inactive' });
     const r2 = await call(h.url, '/v1/account', { key: inactive.sandbox });
     expect(r2.status).toBe(403);
     isProblem(r2, 'account_inactive');
+    expect(r2.body.detail).toBe(`This account is inactive; ${planPage} says how to reactivate it.`);
   });
 
   it('updates last_used_at', async () => {

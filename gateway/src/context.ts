@@ -71,7 +71,8 @@ export function createGatewayContext(o: ContextOptions): GatewayContext {
     auth: new AuthService({
       db: o.db,
       log: o.log,
-      upgradeUrl: o.config.UPGRADE_URL,
+      upgradeUrl: o.config.UPGRADE_URL ?? `${o.config.PUBLIC_BASE_URL}${D.upgradePath}`,
+      planPageUrl: `${o.config.PUBLIC_BASE_URL}${D.upgradePath}`,
       cacheTtlMs: o.config.AUTH_CACHE_TTL_MS,
       lastUsedThrottleMs: D.lastUsedThrottleMs,
       oauth,

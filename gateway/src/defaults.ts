@@ -5,8 +5,8 @@ export const GATEWAY_DEFAULTS = {
   port: 8080,
   /** Base of links we hand out (status_url, results_url, signed downloads). */
   publicBaseUrl: 'http://127.0.0.1:8080',
-  /** Where plan_not_entitled sends people. */
-  upgradeUrl: 'https://example.com/pricing',
+  /** Where plan_not_entitled sends people when UPGRADE_URL is unset: the console's plan page, under PUBLIC_BASE_URL. */
+  upgradePath: '/app/plan',
   /** Redis key prefix: lets tests and several deployments share one Redis. */
   redisKeyPrefix: 'gw:',
 

@@ -12,7 +12,11 @@ export const GATEWAY_TUNABLES = tunables({
     meaning:
       'base of `status_url`, `results_url`, `download_url`, and the OAuth issuer of the MCP connector (docs/oauth.md); a loopback address is refused when `NODE_ENV=production` (README "Production")',
   },
-  UPGRADE_URL: { schema: env.url(['http:', 'https:']).default(D.upgradeUrl), meaning: '`upgrade_url` of `plan_not_entitled`' },
+  UPGRADE_URL: {
+    schema: env.url(['http:', 'https:']).optional(),
+    defaultText: '`<PUBLIC_BASE_URL>/app/plan` (the console\'s plan page)',
+    meaning: '`upgrade_url` of `plan_not_entitled`',
+  },
   /** Every replica and the scheduler need the same key; unset outside production, a random key for this process only (npm start passes one per stack). */
   DOWNLOAD_SIGNING_SECRET: {
     schema: z.string().min(32, 'must be at least 32 characters').optional(),

@@ -26,6 +26,8 @@ export interface AuthOptions {
   db: Db;
   log: Logger;
   upgradeUrl: string;
+  /** The console's plan page: what an inactive account's refusal points to. */
+  planPageUrl: string;
   cacheTtlMs: number;
   lastUsedThrottleMs: number;
   oauth: OAuthStore;
@@ -87,7 +89,7 @@ export class AuthService {
       throw new ApiError('invalid_api_key', 'The API key is not valid: it is wrong, malformed or revoked.');
     });
     const { account } = caller;
-    if (account.status !== 'active') throw new ApiError('account_inactive', 'This account is inactive; contact support or reactivate it in the dashboard.');
+    if (account.status !== 'active') throw new ApiError('account_inactive', `This account is inactive; ${this.opts.planPageUrl} says how to reactivate it.`);
     if (!PLANS[account.plan]?.apiAccess) {
       throw new ApiError('plan_not_entitled', `The ${account.plan} plan has no API access; the API is available on Pro, Business and Enterprise.`, { upgrade_url: this.opts.upgradeUrl });
     }

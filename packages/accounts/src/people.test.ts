@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_COLLECTIONS } from '@dv/contracts';
 import { ensureCollections, type MongoDependency } from '@dv/runtime';
 import { isolatedMongo } from '@dv/runtime/testing';
-import { FREE_PLAN_SIGNUP_CREDITS, MAX_MEMBERS_PER_ACCOUNT, addMember, can, findOrCreatePerson, listMembers, membershipsOf, normalizeEmail, removeMember, roleIn, signUp } from './people.ts';
+import { FREE_PLAN_SIGNUP_CREDITS, MAX_MEMBERS_PER_ACCOUNT, addMember, can, findOrCreatePerson, listMembers, membershipsOf, normalizeEmail, removeMember, roleIn, setMemberRole, signUp } from './people.ts';
 import { addCredits, createAccount, getAccount } from './store.ts';
 import { grantMonthlyAllowance } from './allowance.ts';
 import { FREE_PLAN_MONTHLY_CREDITS } from '@dv/contracts';
@@ -90,6 +90,30 @@ describe('members', () => {
     await expect(addMember(mongo.db, s.account._id, 'one-more@big.test', 'member', s.person._id)).rejects.toMatchObject({ code: 'limit' });
     await expect(addMember(mongo.db, s.account._id, 'x@big.test', 'admin' as never, s.person._id)).rejects.toMatchObject({ code: 'invalid' });
   });
+
+  it('changes roles, never demoting the last owner, even when two owners demote each other at once', async () => {
+    const s = await signUp(mongo.db, 'roles-1@example.test');
+    const other = await addMember(mongo.db, s.account._id, 'roles-2@example.test', 'member', s.person._id);
+    await expect(setMemberRole(mongo.db, s.account._id, s.person._id, 'member')).rejects.toMatchObject({ code: 'conflict' });
+    expect(await setMemberRole(mongo.db, s.account._id, other.person._id, 'owner')).toMatchObject({ role: 'owner' });
+    const results = await Promise.allSettled([setMemberRole(mongo.db, s.account._id, s.person._id, 'member'), setMemberRole(mongo.db, s.account._id, other.person._id, 'member')]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect((await listMembers(mongo.db, s.account._id)).filter((m) => m.membership.role === 'owner')).toHaveLength(1);
+    await expect(setMemberRole(mongo.db, s.account._id, 'per_nobody', 'owner')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('holds the member limit under concurrency: 30 additions at once to an account near it end with exactly the limit', async () => {
+    const s = await signUp(mongo.db, 'crowd@example.test');
+    for (let i = 1; i < MAX_MEMBERS_PER_ACCOUNT - 5; i++) await addMember(mongo.db, s.account._id, `early${i}@crowd.test`, 'member', s.person._id);
+    const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => addMember(mongo.db, s.account._id, `late${i}@crowd.test`, 'member', s.person._id)));
+    const refused = results.filter((r) => r.status === 'rejected');
+    expect(results.filter((r) => r.status === 'fulfilled' && r.value.added)).toHaveLength(5);
+    expect(refused).toHaveLength(25);
+    for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'limit' });
+    expect(await listMembers(mongo.db, s.account._id)).toHaveLength(MAX_MEMBERS_PER_ACCOUNT);
+    // Adding someone already in the account at the limit changes nothing and is no error.
+    expect((await addMember(mongo.db, s.account._id, 'early1@crowd.test', 'owner', s.person._id)).added).toBe(false);
+  }, 60_000);
 });
 
 describe('the Free plan\'s monthly allowance', () => {

@@ -165,18 +165,35 @@ export async function listMembers(db: Db, accountId: string): Promise<Member[]> 
   return list.flatMap((m) => (byId.has(m.person_id) ? [{ person: byId.get(m.person_id)!, membership: m }] : []));
 }
 
-/** Adds the address to the account (a person is made for it when new); adding someone twice changes nothing. */
+/** `counters` id every addition to the account writes first, so two additions at once conflict. */
+export const membersCounterId = (accountId: string) => `members:${accountId}`;
+
+/**
+ * Adds the address to the account (a person is made for it when new); adding someone twice changes
+ * nothing. The limit check and the insert are one transaction that first writes the account's
+ * members counter: two additions at once conflict there, one is retried after the other commits
+ * and counts its member, so however many race, the account never holds more than the limit.
+ */
 export async function addMember(db: Db, accountId: string, rawEmail: string, role: Role, addedBy: string): Promise<Member & { added: boolean }> {
   if (!ROLES.includes(role)) throw new AccountError('invalid', `role must be one of ${ROLES.join(', ')}`);
   await getAccount(db, accountId);
   const person = await findOrCreatePerson(db, rawEmail);
-  const existing = await memberships(db).findOne({ account_id: accountId, person_id: person._id });
-  if (existing) return { person, membership: existing, added: false };
-  if ((await memberships(db).countDocuments({ account_id: accountId })) >= MAX_MEMBERS_PER_ACCOUNT) {
-    throw new AccountError('limit', `an account has at most ${MAX_MEMBERS_PER_ACCOUNT} people; remove someone first`);
+  const session = db.client.startSession();
+  try {
+    return await session.withTransaction(async () => {
+      await db.collection<{ _id: string; touched_at: Date }>(COLLECTIONS.counters.name).updateOne({ _id: membersCounterId(accountId) }, { $set: { touched_at: new Date() } }, { upsert: true, session });
+      const existing = await memberships(db).findOne({ account_id: accountId, person_id: person._id }, { session });
+      if (existing) return { person, membership: existing, added: false };
+      if ((await memberships(db).countDocuments({ account_id: accountId }, { session })) >= MAX_MEMBERS_PER_ACCOUNT) {
+        throw new AccountError('limit', `an account has at most ${MAX_MEMBERS_PER_ACCOUNT} people; remove someone first`);
+      }
+      const membership: Membership = { _id: newId('membership'), account_id: accountId, person_id: person._id, role, created_at: new Date(), added_by: addedBy };
+      await memberships(db).insertOne(membership, { session });
+      return { person, membership, added: true };
+    });
+  } finally {
+    await session.endSession();
   }
-  const { membership, added } = await ensureMembership(db, accountId, person._id, role, addedBy);
-  return { person, membership, added };
 }
 
 /**
@@ -196,6 +213,32 @@ export async function removeMember(db: Db, accountId: string, personId: string):
       await memberships(db).deleteOne({ _id: target._id }, { session });
       // Written by every removal of an owner, so two concurrent ones conflict and one is retried.
       if (target.role === 'owner') await memberships(db).updateMany({ account_id: accountId, role: 'owner' }, { $set: { owners_checked_at: new Date() } }, { session });
+    });
+  } finally {
+    await session.endSession();
+  }
+}
+
+/**
+ * Makes a person of the account an owner or a member; the last owner stays an owner. Like
+ * removeMember, a demotion writes every owner's membership in the same transaction, so two owners
+ * demoting each other at once conflict and one is refused.
+ */
+export async function setMemberRole(db: Db, accountId: string, personId: string, role: Role): Promise<Membership> {
+  if (!ROLES.includes(role)) throw new AccountError('invalid', `role must be one of ${ROLES.join(', ')}`);
+  const session = db.client.startSession();
+  try {
+    return await session.withTransaction(async () => {
+      const target = await memberships(db).findOne({ account_id: accountId, person_id: personId }, { session });
+      if (!target) throw new AccountError('not_found', 'that person is not in this account');
+      if (target.role === role) return target;
+      if (target.role === 'owner') {
+        const owners = await memberships(db).countDocuments({ account_id: accountId, role: 'owner' }, { session });
+        if (owners <= 1) throw new AccountError('conflict', 'an account keeps at least one owner: make someone else owner first');
+        await memberships(db).updateMany({ account_id: accountId, role: 'owner' }, { $set: { owners_checked_at: new Date() } }, { session });
+      }
+      await memberships(db).updateOne({ _id: target._id }, { $set: { role } }, { session });
+      return { ...target, role };
     });
   } finally {
     await session.endSession();

@@ -1,8 +1,11 @@
 import type { PageDef } from '../page.ts';
+import { accountPage, rotateWebhookSecret } from './account.ts';
 import { jobCancel } from './job-cancel.ts';
 import { jobLiveFragment, jobPage } from './job-page.ts';
 import { jobsListPage, jobsLiveFragment } from './jobs-list.ts';
+import { changeRole, inviteMember, membersPage, removeMemberPage } from './members.ts';
 import { overviewPage } from './overview.ts';
+import { planPage } from './plan.ts';
 import { sandboxSwitch } from './sandbox.ts';
 import { signInLinkPage, signInLinkUse } from './sign-in-link.ts';
 import { signInPage, signInSend } from './sign-in.ts';
@@ -22,6 +25,14 @@ export const CONSOLE_PAGES: readonly PageDef[] = [
   overviewPage,
   switchAccount,
   sandboxSwitch,
+  accountPage,
+  rotateWebhookSecret,
+  planPage,
+  membersPage,
+  inviteMember,
+  removeMemberPage,
+  changeRole,
+  // Last: /app/lists/<job id> and below.
   jobsListPage,
   jobsLiveFragment,
   jobPage,
