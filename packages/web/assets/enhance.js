@@ -1,19 +1,27 @@
 // Progressive enhancement shared by every page; everything here is optional: without it each page
 // still works. Loaded as a module from this origin (the CSP allows no inline script).
 
-/** Copy buttons: shown only when scripts run and the clipboard is there. */
+/**
+ * Copy buttons: shown only when scripts run and the clipboard is there. The outcome goes to a
+ * status line beside the button: the button keeps its text, so its visible label always matches
+ * the name screen readers announce.
+ */
 function enableCopyButtons() {
   if (!navigator.clipboard) return;
   for (const button of document.querySelectorAll('button[data-copy]')) {
     button.hidden = false;
+    const status = document.createElement('span');
+    status.className = 'copy-status';
+    status.setAttribute('role', 'status');
+    button.after(status);
     button.addEventListener('click', async () => {
       try {
         await navigator.clipboard.writeText(button.dataset.copy ?? '');
-        button.textContent = 'Copied';
+        status.textContent = 'Copied';
       } catch {
-        button.textContent = 'Copy failed: select the text';
+        status.textContent = 'Copy failed: select the text';
       }
-      setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+      setTimeout(() => { status.textContent = ''; }, 2000);
     });
   }
 }
