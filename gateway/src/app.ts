@@ -35,8 +35,9 @@ export function gatewayRoutes(): RouteDef[] {
 export function mountGateway(app: Express, ctx: GatewayContext): ConsoleContext {
   mountRoutes(app, ctx, gatewayRoutes());
   mountRoutes(app, ctx, [mcpRoute]);
-  mountGatewayOAuth(app, ctx);
+  // The console first: the consent page reads its sessions ("approve as <person>").
   const console = mountConsole(app, ctx);
+  mountGatewayOAuth(app, ctx, console);
   mountErrorHandlers(app, ctx);
   return console;
 }

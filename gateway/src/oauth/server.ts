@@ -3,17 +3,21 @@ import { activeKeyById, parseKey } from '@dv/accounts';
 import { OAuthServer } from '@dv/oauth';
 import { ApiError } from '@dv/runtime';
 import type { GatewayContext } from '../context.ts';
+import type { ConsoleContext } from '../web/context.ts';
 import { GATEWAY_OAUTH_RESOURCES } from './metadata.ts';
+import { consoleSessionApproval } from './session-approval.ts';
 import { GATEWAY_OAUTH_STORE, gatewayOAuthLimits } from './store.ts';
 
 // The gateway's OAuth authorization server for MCP connector clients (docs/oauth.md): @dv/oauth
 // with the verification API's keys (dv_live_/dv_test_, checked by the same AuthService as every
 // /v1 call, so plan and account status apply), its scope `verify`, its collections and token
-// prefixes. A token acts as the key it was made from on /mcp and on every /v1 route.
+// prefixes. A token acts as the key it was made from on /mcp and on every /v1 route. With the
+// console's context, a person signed in to the console may approve with one of their account's
+// keys instead of pasting one (session-approval.ts).
 
 export const GATEWAY_OAUTH_SCOPE = 'verify';
 
-export function gatewayOAuthServer(ctx: GatewayContext): OAuthServer {
+export function gatewayOAuthServer(ctx: GatewayContext, cc?: ConsoleContext): OAuthServer {
   const base = ctx.config.PUBLIC_BASE_URL;
   return new OAuthServer({
     db: ctx.db,
@@ -49,6 +53,7 @@ export function gatewayOAuthServer(ctx: GatewayContext): OAuthServer {
         return found !== null && found.account.status === 'active';
       },
     },
+    ...(cc ? { sessionApproval: consoleSessionApproval(cc) } : {}),
     attempts: ctx.auth.attempts,
     limits: gatewayOAuthLimits(ctx.config.OAUTH_REGISTRATIONS_PER_HOUR),
     methodNotAllowed: (method, path, allow) => new ApiError('method_not_allowed', `${method} is not supported on ${path}; use ${allow}.`, {}, { Allow: allow }),
@@ -56,6 +61,6 @@ export function gatewayOAuthServer(ctx: GatewayContext): OAuthServer {
 }
 
 /** The OAuth endpoints and discovery documents; before the gateway's 404 handler. */
-export function mountGatewayOAuth(app: Express, ctx: GatewayContext): void {
-  gatewayOAuthServer(ctx).mount(app);
+export function mountGatewayOAuth(app: Express, ctx: GatewayContext, cc?: ConsoleContext): void {
+  gatewayOAuthServer(ctx, cc).mount(app);
 }

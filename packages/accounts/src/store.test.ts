@@ -80,6 +80,17 @@ describe('accounts and API keys', () => {
     await expect(createApiKey(mongo.db, account._id, 'after-revoke', 'live')).resolves.toBeTruthy();
   });
 
+  it('holds the cap when creations race: 15 at once leave exactly 10 active keys', async () => {
+    const account = await createAccount(mongo.db, { name: 'Race', email: 'race@acme.test', plan: 'pro' });
+    const tries = await Promise.allSettled(Array.from({ length: 15 }, (_, i) => createApiKey(mongo.db, account._id, `race${i}`, i % 2 ? 'live' : 'sandbox')));
+    const made = tries.filter((t) => t.status === 'fulfilled');
+    const refused = tries.flatMap((t) => (t.status === 'rejected' ? [t.reason as AccountError] : []));
+    expect(made).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+    expect(refused.map((e) => e.code)).toEqual(Array(15 - MAX_ACTIVE_KEYS_PER_ACCOUNT).fill('limit'));
+    expect((await listApiKeys(mongo.db, account._id)).filter((k) => k.revoked_at === null)).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+    await expect(createApiKey(mongo.db, 'acc_missing', 'k', 'live')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('moves credits exactly once per movement id, never below zero', async () => {
     const account = await createAccount(mongo.db, { name: 'Credits', email: 'credits@acme.test', plan: 'pro', credits: 10 });
     await addCredits(mongo.db, account._id, 5, 'grant:test:1');

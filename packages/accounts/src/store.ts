@@ -95,11 +95,14 @@ export interface CreatedKey {
   record: ApiKeyRecord;
 }
 
+/**
+ * Creates a key unless the account already holds MAX_ACTIVE_KEYS_PER_ACCOUNT active ones. The count
+ * and the insert are one transaction that first writes the account (its updated_at, which the key
+ * caches ignore), so two creations at once conflict on that write and one is retried after the
+ * other committed: it counts the other's key, and the limit holds however many race.
+ */
 export async function createApiKey(db: Db, accountId: string, name: string, mode: KeyMode): Promise<CreatedKey> {
-  await getAccount(db, accountId);
   if (!name.trim() || name.length > 100) throw new AccountError('invalid', 'key name must be 1-100 characters');
-  const active = await keys(db).countDocuments({ account_id: accountId, revoked_at: null });
-  if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) throw new AccountError('limit', `an account may hold at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first`);
   const generated = generateKey(mode);
   const record: ApiKeyRecord = {
     _id: newId('apiKey'),
@@ -112,7 +115,18 @@ export async function createApiKey(db: Db, accountId: string, name: string, mode
     revoked_at: null,
     last_used_at: null,
   };
-  await keys(db).insertOne(record);
+  const session = db.client.startSession();
+  try {
+    await session.withTransaction(async () => {
+      const touched = await accounts(db).updateOne({ _id: accountId }, { $set: { updated_at: new Date() } }, { session });
+      if (touched.matchedCount === 0) throw new AccountError('not_found', `no account ${accountId}`);
+      const active = await keys(db).countDocuments({ account_id: accountId, revoked_at: null }, { session });
+      if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) throw new AccountError('limit', `an account may hold at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first`);
+      await keys(db).insertOne(record, { session });
+    });
+  } finally {
+    await session.endSession();
+  }
   return { key: generated.key, record };
 }
 

@@ -13,6 +13,11 @@ export interface AuthorizationRequest {
   state: string | null;
   scope: string | null;
   resource: string | null;
+  /**
+   * Set when the page was shown to a signed-in person of the service (OAuthServerOptions
+   * sessionApproval): the session's binding, so approving as that person needs that same session.
+   */
+  session?: string;
 }
 
 const LABEL = 'dv-oauth-consent-v1:';
@@ -34,7 +39,8 @@ export function openRequest(secret: string, sealed: unknown, nowMs = Date.now())
   try {
     const v = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as AuthorizationRequest & { exp: number };
     if (typeof v.exp !== 'number' || v.exp * 1000 < nowMs) return null;
-    return { client_id: v.client_id, redirect_uri: v.redirect_uri, code_challenge: v.code_challenge, state: v.state, scope: v.scope, resource: v.resource };
+    const opened: AuthorizationRequest = { client_id: v.client_id, redirect_uri: v.redirect_uri, code_challenge: v.code_challenge, state: v.state, scope: v.scope, resource: v.resource };
+    return typeof v.session === 'string' ? { ...opened, session: v.session } : opened;
   } catch {
     return null;
   }

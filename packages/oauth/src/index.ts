@@ -2,6 +2,6 @@
 // registration, consent page where the user pastes an API key, PKCE, rotating refresh tokens,
 // revocation, discovery), one per service with what differs as options (docs/oauth.md).
 export { OAuthServer } from './server.ts';
-export type { KeyCheck, OAuthConsentText, OAuthKeys, OAuthLimits, OAuthServerOptions, ProtectedResource } from './options.ts';
+export type { ApprovableKey, KeyCheck, OAuthConsentText, OAuthKeys, OAuthLimits, OAuthServerOptions, ProtectedResource, SessionApproval } from './options.ts';
 export { OAuthStore, type ClientDoc, type TokenDoc } from './store.ts';
 export { authorizationServerMetadata, protectedResourceMetadata, resourceMetadataUrl, wellKnownDocuments } from './metadata.ts';

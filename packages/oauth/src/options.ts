@@ -1,3 +1,4 @@
+import type { Request, Response } from 'express';
 import type { Db } from 'mongodb';
 import type { AuthAttemptLimiter, Logger } from '@dv/runtime';
 import type { AuthMarks } from '@dv/accounts';
@@ -26,6 +27,36 @@ export interface OAuthKeys {
   verify: (presented: string) => Promise<KeyCheck>;
   /** Whether the key a grant was made from still works (revoked key, inactive account: no). */
   isActive: (keyId: string) => Promise<boolean>;
+}
+
+/** A key a signed-in person may approve with: what the consent page names, never its secret. */
+export interface ApprovableKey {
+  id: string;
+  name: string;
+  prefix: string;
+}
+
+/**
+ * The service's signed-in person on a consent request (OAuthServerOptions.sessionApproval): the
+ * page offers "approve as <who> with key <name>" beside pasting a key.
+ */
+export interface SessionApproval {
+  /** Who is signed in, as the page names them (their email address). */
+  who: string;
+  /**
+   * A value only this session yields (an HMAC of its id under the service's secret; never the id):
+   * sealed into the consent form, so approving needs the session the page was shown to.
+   */
+  binding: string;
+  /** The keys offered, first the default; null when this person may not approve with the account's keys. */
+  keys: ApprovableKey[] | null;
+  /** Why no key is offered, in words (shown instead of the list). */
+  note?: string;
+  /**
+   * Checks on the server, at the approval, that this session may approve with the key of this id
+   * (the form's value is only a choice): the key is the account's, active, of a fitting mode.
+   */
+  approve(keyId: string): Promise<KeyCheck>;
 }
 
 export interface OAuthConsentText {
@@ -71,6 +102,12 @@ export interface OAuthServerOptions {
   tokenPrefixes: { access: string; refresh: string; code: string };
   consent: OAuthConsentText;
   keys: OAuthKeys;
+  /**
+   * The person signed in to the service on this request, if any and if the service offers it: the
+   * consent page then lets them approve with one of their account's keys. Without it, or when it
+   * answers null, the page asks for a pasted key only.
+   */
+  sessionApproval?: (req: Request, res: Response) => Promise<SessionApproval | null>;
   /** Per-address metering of the token endpoint and the consent form (they look credentials up). */
   attempts?: AuthAttemptLimiter;
   /** Revocation marks: every grant that ends stamps its token ids (OAuthStoreOptions.marks). */

@@ -43,6 +43,33 @@ describe('the sealed consent request', () => {
   });
 });
 
+describe('the consent page of a signed-in person', () => {
+  const TEXT = { productName: 'P', whatItMayDo: 'w', keyLabel: 'Key', keyPlaceholder: 'k_…', shapeHint: 'h' };
+  const base = { text: TEXT, clientName: 'C', redirectUri: 'http://127.0.0.1:5000/cb', sealed: 'abc.def' };
+
+  it('seals the session binding and opens it again; an unbound page has none', () => {
+    expect(openRequest(SECRET, sealRequest(SECRET, { ...REQ, session: 'bind-1' }, 600))).toEqual({ ...REQ, session: 'bind-1' });
+    expect(openRequest(SECRET, sealRequest(SECRET, REQ, 600))).not.toHaveProperty('session');
+  });
+
+  it('offers the keys as text, the first chosen, beside the paste form; a member is told an owner must approve', () => {
+    const evil = '<script>alert(1)</script>';
+    const page = consentPage({ ...base, session: { who: `a${evil}@x.test`, keys: [{ id: 'k1"><b>', name: evil, prefix: 'dv_live_ab' }, { id: 'k2', name: 'two', prefix: 'dv_live_cd' }] } });
+    expect(page).not.toContain(evil);
+    expect(page).toContain('<option value="k1&quot;&gt;&lt;b&gt;" selected>&lt;script&gt;');
+    expect(page).toContain('Approve as a&lt;script&gt;alert(1)&lt;/script&gt;@x.test with this key');
+    expect(page).toContain('id="api_key"');
+    const one = consentPage({ ...base, session: { who: 'o@x.test', keys: [{ id: 'k1', name: 'CRM', prefix: 'p' }] } });
+    expect(one).toContain('Approve as o@x.test with key CRM');
+    const member = consentPage({ ...base, session: { who: 'm@x.test', keys: null } });
+    expect(member).toContain('Only an owner of the account can approve');
+    expect(member).not.toContain('name="key_id"');
+    const none = consentPage({ ...base, session: { who: 'o@x.test', keys: [], note: 'No <live> key.' } });
+    expect(none).toContain('No &lt;live&gt; key.');
+    expect(consentPage(base)).not.toContain('Signed in as');
+  });
+});
+
 describe('redirect and resource rules', () => {
   it.each(['https://app.example.com/cb', 'http://127.0.0.1:3000/cb', 'http://localhost/cb', 'http://[::1]:9/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback'])('accepts %s', (uri) => {
     expect(() => checkRedirectUri(uri)).not.toThrow();

@@ -3,6 +3,9 @@ import { accountPage, rotateWebhookSecret } from './account.ts';
 import { jobCancel } from './job-cancel.ts';
 import { jobLiveFragment, jobPage } from './job-page.ts';
 import { jobsListPage, jobsLiveFragment } from './jobs-list.ts';
+import { keyCreate } from './key-create.ts';
+import { keyRevoke } from './key-revoke.ts';
+import { keysPage } from './keys.ts';
 import { changeRole, inviteMember, membersPage, removeMemberPage } from './members.ts';
 import { overviewPage } from './overview.ts';
 import { planPage } from './plan.ts';
@@ -32,6 +35,9 @@ export const CONSOLE_PAGES: readonly PageDef[] = [
   inviteMember,
   removeMemberPage,
   changeRole,
+  keysPage,
+  keyCreate,
+  keyRevoke,
   // Last: /app/lists/<job id> and below.
   jobsListPage,
   jobsLiveFragment,

@@ -3,7 +3,9 @@ import { InvalidRequestError, OAuthError, UnsupportedResponseTypeError } from '@
 import { consentPage, errorPage, pageHeaders, redirectSource } from '../consent-page.ts';
 import { openRequest, sealRequest, type AuthorizationRequest } from '../consent-request.ts';
 import { bodyOf } from '../http.ts';
+import type { KeyCheck, SessionApproval } from '../options.ts';
 import { checkResource, pickRedirectUri } from '../policy.ts';
+import { safeEqual } from '../secrets.ts';
 import type { ClientDoc } from '../store.ts';
 import { defineOAuthRoute, OAUTH_ROUTE, type OAuthContext } from './route.ts';
 
@@ -15,6 +17,9 @@ import { defineOAuthRoute, OAUTH_ROUTE, type OAuthContext } from './route.ts';
 // PKCE S256 is required; the redirect URI must equal a registered one exactly.
 // The consent form takes an API key, so its POST is metered per client address like the API's
 // key lookups (a wrong key costs more); over the limit it shows a 429 page with Retry-After.
+// A service may also let its signed-in person approve with one of their account's keys
+// (options.sessionApproval): the page is then sealed with the session's binding, and the approval
+// needs that same session, a same-origin form, and the service's own check of the chosen key.
 
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/; // BASE64URL(SHA-256): 43 characters, no padding
 
@@ -37,11 +42,23 @@ function redirectTo(s: OAuthContext, res: Response, uri: string, params: Record<
   res.redirect(303, u.href);
 }
 
-function showConsent(s: OAuthContext, res: Response, client: ClientDoc, request: AuthorizationRequest, status = 200, error?: string): void {
-  const sealed = sealRequest(s.options.sealSecret, request, s.options.limits.consentTtlSeconds);
-  const html = consentPage({ text: s.options.consent, clientName: client.client_name || client._id, redirectUri: request.redirect_uri, sealed, error });
-  res.status(status).set(pageHeaders([redirectSource(request.redirect_uri)])).send(html);
+interface Shown {
+  status?: number;
+  error?: string;
+  /** The signed-in person of this request, when the service offers session approval. */
+  session?: SessionApproval | null;
 }
+
+function showConsent(s: OAuthContext, res: Response, client: ClientDoc, request: AuthorizationRequest, shown: Shown = {}): void {
+  const { session, ...rest } = request;
+  const binding = shown.session?.binding ?? session;
+  const sealed = sealRequest(s.options.sealSecret, binding === undefined ? rest : { ...rest, session: binding }, s.options.limits.consentTtlSeconds);
+  const who = shown.session ? { who: shown.session.who, keys: shown.session.keys, note: shown.session.note } : null;
+  const html = consentPage({ text: s.options.consent, clientName: client.client_name || client._id, redirectUri: request.redirect_uri, sealed, error: shown.error, session: who });
+  res.status(shown.status ?? 200).set(pageHeaders([redirectSource(request.redirect_uri)])).send(html);
+}
+
+const signedIn = async (s: OAuthContext, req: Request, res: Response): Promise<SessionApproval | null> => (s.options.sessionApproval ? s.options.sessionApproval(req, res) : null);
 
 async function showRequest(s: OAuthContext, req: Request, res: Response): Promise<void> {
   const q = req.query as Record<string, unknown>;
@@ -64,11 +81,45 @@ async function showRequest(s: OAuthContext, req: Request, res: Response): Promis
     if (one(q, 'code_challenge_method') !== 'S256') throw new InvalidRequestError('code_challenge_method must be S256.');
     if (!CHALLENGE.test(challenge)) throw new InvalidRequestError('code_challenge must be 43 base64url characters (SHA-256).');
     const resource = checkResource(s.options.baseUrl, s.resourcePaths, one(q, 'resource'));
-    showConsent(s, res, client, { client_id: client._id, redirect_uri: redirectUri, code_challenge: challenge, state: one(q, 'state') ?? null, scope: one(q, 'scope') ?? null, resource });
+    const request = { client_id: client._id, redirect_uri: redirectUri, code_challenge: challenge, state: one(q, 'state') ?? null, scope: one(q, 'scope') ?? null, resource };
+    showConsent(s, res, client, request, { session: await signedIn(s, req, res) });
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     showError(s, res, 400, `${client.client_name || 'The application'} sent an invalid authorization request (${err.errorCode}): ${err.message} Nothing was shared; tell the application's makers.`);
   }
+}
+
+async function grant(s: OAuthContext, res: Response, client: ClientDoc, request: AuthorizationRequest, checked: Extract<KeyCheck, { ok: true }>, how: string): Promise<void> {
+  const { keyId, accountId } = checked;
+  const code = await s.store.createCode({ clientId: client._id, keyId, accountId, codeChallenge: request.code_challenge, redirectUri: request.redirect_uri, resource: request.resource, scope: request.scope });
+  s.options.log.info({ client_id: client._id, key_id: keyId, account_id: accountId, how }, 'oauth authorization approved');
+  redirectTo(s, res, request.redirect_uri, { code, state: request.state });
+}
+
+/** Only a form of this origin approves as the signed-in person (the browser says where it was sent from). */
+function crossSite(req: Request): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string') return false;
+  try {
+    return origin === 'null' || new URL(origin).host !== req.headers.host;
+  } catch {
+    return true;
+  }
+}
+
+/** "Approve as <person> with key <name>": the session, this page's binding and the key are all checked again here. */
+async function approveAsSignedIn(s: OAuthContext, req: Request, res: Response, client: ClientDoc, request: AuthorizationRequest, keyId: unknown): Promise<void> {
+  const session = await signedIn(s, req, res);
+  if (!session) return showConsent(s, res, client, request, { status: 401, error: 'You are no longer signed in, so nothing was approved. Sign in again and reload this page, or paste an API key.' });
+  if (crossSite(req) || !request.session || !safeEqual(request.session, session.binding)) {
+    return showConsent(s, res, client, request, { status: 403, session, error: 'This page was opened in another session, so nothing was approved. Check the request below and approve again.' });
+  }
+  if (typeof keyId !== 'string' || !keyId || keyId.length > 200) return showConsent(s, res, client, request, { status: 400, session, error: 'Choose one of the keys.' });
+  const checked = await session.approve(keyId);
+  if (!checked.ok) return showConsent(s, res, client, request, { status: 400, session, error: checked.message });
+  await grant(s, res, client, request, checked, 'session');
 }
 
 async function decide(s: OAuthContext, req: Request, res: Response): Promise<void> {
@@ -80,17 +131,17 @@ async function decide(s: OAuthContext, req: Request, res: Response): Promise<voi
   const client = await s.store.getClient(request.client_id);
   if (!client || !client.redirect_uris.includes(request.redirect_uri)) return showError(s, res, 400, 'The client is no longer registered.');
   if (body.decision !== 'approve') return redirectTo(s, res, request.redirect_uri, { error: 'access_denied', error_description: 'The user denied the request.', state: request.state });
+  if (body.key_id !== undefined) return approveAsSignedIn(s, req, res, client, request, body.key_id);
   const key = typeof body.api_key === 'string' ? body.api_key.trim() : '';
-  if (!s.options.keys.looksLikeKey(key)) return showConsent(s, res, client, request, 400, s.options.consent.shapeHint);
+  // The page shown again keeps offering the signed-in person's keys.
+  const again = async (status: number, error: string) => showConsent(s, res, client, request, { status, error, session: request.session ? await signedIn(s, req, res) : null });
+  if (!s.options.keys.looksLikeKey(key)) return again(400, s.options.consent.shapeHint);
   const checked = await s.options.keys.verify(key);
   if (!checked.ok) {
     if (checked.wrongKey) await s.failed(req);
-    return showConsent(s, res, client, request, 400, checked.message);
+    return again(400, checked.message);
   }
-  const { keyId, accountId } = checked;
-  const code = await s.store.createCode({ clientId: client._id, keyId, accountId, codeChallenge: request.code_challenge, redirectUri: request.redirect_uri, resource: request.resource, scope: request.scope });
-  s.options.log.info({ client_id: client._id, key_id: keyId, account_id: accountId }, 'oauth authorization approved');
-  redirectTo(s, res, request.redirect_uri, { code, state: request.state });
+  await grant(s, res, client, request, checked, 'pasted key');
 }
 
 /**

@@ -4,7 +4,7 @@ import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotoc
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { launchBrowser } from '@dv/web/testing';
 
@@ -56,6 +56,12 @@ export class MemoryProvider implements OAuthClientProvider {
   }
 }
 
+/**
+ * How the user approves on the consent page: by pasting a key, or (a service that offers approval
+ * by its own session) by `approve` acting in a page whose browser carries `cookies`.
+ */
+export type ConsentApproval = string | { cookies: { name: string; value: string; url: string }[]; approve(page: Page): Promise<void> };
+
 export interface BrowserConsent {
   /**
    * A new client application connects to `${baseUrl}/mcp` and is authorised by the user with `key`:
@@ -63,7 +69,9 @@ export interface BrowserConsent {
    * the browser approves; the SDK exchanges the code. Returns the provider (its tokens) and an MCP
    * client connected with them.
    */
-  authorize(baseUrl: string, key: string): Promise<{ provider: MemoryProvider; client: Client }>;
+  authorize(baseUrl: string, how: ConsentApproval): Promise<{ provider: MemoryProvider; client: Client }>;
+  /** The headless Chromium, for a test's own pages. */
+  readonly browser: Browser;
   close(): Promise<void>;
 }
 
@@ -93,21 +101,28 @@ export async function startBrowserConsent(opts: { clientName: string; state: str
     const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { authProvider: provider });
     return { client: new Client({ name: opts.mcpClientName, version: '1.0.0' }), transport };
   };
-  /** Approves `authorizationUrl` in the browser with `key`; returns the redirect's parameters. */
-  const approve = async (authorizationUrl: URL, key: string): Promise<URLSearchParams> => {
-    const page = await browser.newPage();
+  /** Approves `authorizationUrl` in the browser (a key pasted, or a signed-in approval); returns the redirect's parameters. */
+  const approve = async (authorizationUrl: URL, how: ConsentApproval): Promise<URLSearchParams> => {
+    const context = await browser.newContext();
     try {
+      if (typeof how !== 'string') await context.addCookies(how.cookies);
+      const page = await context.newPage();
       await page.goto(authorizationUrl.href);
       await expect.poll(() => page.locator('h1').innerText()).toContain(opts.clientName);
-      await page.fill('#api_key', key);
-      await Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), page.click('button[value="approve"]')]);
+      const act = async (): Promise<void> => {
+        if (typeof how !== 'string') return how.approve(page);
+        await page.fill('#api_key', how);
+        await page.click('#api_key ~ .row button[value="approve"]');
+      };
+      await Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), act()]);
     } finally {
-      await page.close();
+      await context.close();
     }
     return received.at(-1)!;
   };
   return {
-    authorize: async (baseUrl, key) => {
+    browser,
+    authorize: async (baseUrl, how) => {
       const provider = new MemoryProvider(redirectUrl, opts.clientName, opts.state);
       const first = connect(baseUrl, provider);
       // No token yet: the SDK reads the 401's resource metadata, registers and asks for authorization.
@@ -116,7 +131,7 @@ export async function startBrowserConsent(opts: { clientName: string; state: str
       const authorizationUrl = provider.authorizationUrl!;
       expect(authorizationUrl.href.startsWith(`${baseUrl}/oauth/authorize?`)).toBe(true);
       expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
-      const back = await approve(authorizationUrl, key);
+      const back = await approve(authorizationUrl, how);
       expect(back.get('state')).toBe(opts.state);
       expect(back.get('error')).toBeNull();
       await first.transport.finishAuth(back.get('code')!);

@@ -1,4 +1,4 @@
 // What the services' MCP connector tests use of the authorization server's test flows (@dv/oauth/testing).
-export { startBrowserConsent, type BrowserConsent } from './browser.ts';
+export { startBrowserConsent, type BrowserConsent, type ConsentApproval } from './browser.ts';
 export { get, oauthFlow, pkce, sealedFrom, type OAuthFlow } from './flow.ts';
 export { codeGrantAndReplay, keyRevocation, refreshReuseRevokesGrant, refreshRotationAndRevocation, type GrantKey, type GrantTarget } from './grants.ts';
