@@ -135,6 +135,17 @@ describe('uploading a list', () => {
     expect((await h.redis.keys('*console:upload:*:data')).length).toBe(pending);
   });
 
+  it('refuses a webhook URL the API would refuse, on the form again with the choices kept', async () => {
+    const u = await signedIn();
+    const pending = (await h.redis.keys('*console:upload:*:data')).length;
+    const r = await upload(u.cookie, CSV, 'list.csv', { label: 'Kept', webhook_url: 'https://10.0.0.1/hook', max_wall_seconds: '86400' });
+    expect(r.res.status).toBe(422);
+    expect(r.text).toContain('webhook_url refused');
+    expect(r.text).toContain('value="Kept"');
+    expect(r.text).toContain('<option value="86400" selected>');
+    expect((await h.redis.keys('*console:upload:*:data')).length).toBe(pending);
+  });
+
   it('asks for the column when none looks like addresses, and recomputes with the one chosen', async () => {
     const u = await signedIn();
     const up = await upload(u.cookie, 'name,contact\nAnn,ann@example.com\nBob,bob@example.com\n', 'people.csv');
