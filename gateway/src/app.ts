@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { GatewayContext } from './context.ts';
 import { mountErrorHandlers, mountRoutes, type RouteDef } from './http/route.ts';
 import { accountRoute } from './routes/account.ts';
+import { downloadsNdjsonRoute } from './routes/downloads-ndjson.ts';
 import { downloadsRoute } from './routes/downloads.ts';
 import { eventsRoute } from './routes/events.ts';
 import { healthRoute } from './routes/health.ts';
@@ -25,7 +26,7 @@ import { mountConsole } from './web/mount.ts';
 // clients (@dv/oauth: RFC-defined shapes and errors, docs/oauth.md).
 
 export function gatewayRoutes(): RouteDef[] {
-  const routes: RouteDef[] = [healthRoute, verifyRoute, statusRoute, jobsCreateRoute, jobsListRoute, jobGetRoute, jobCancelRoute, jobResultsRoute, lookupRoute, eventsRoute, accountRoute, downloadsRoute];
+  const routes: RouteDef[] = [healthRoute, verifyRoute, statusRoute, jobsCreateRoute, jobsListRoute, jobGetRoute, jobCancelRoute, jobResultsRoute, lookupRoute, eventsRoute, accountRoute, downloadsRoute, downloadsNdjsonRoute];
   routes.push(openapiRoute(() => routes));
   return routes;
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS, newId, type JobDoc } from '@dv/contracts';
 import { signDownloadUrl } from '@dv/notify';
 import { gatewayRoutes } from './app.ts';
-import { call, startGatewayHarness, type GatewayHarness, type TestAccount } from './testing/harness.ts';
+import { call, startGatewayHarness, TEST_DOWNLOAD_SECRET, type GatewayHarness, type TestAccount } from './testing/harness.ts';
 
 // Tenant isolation, generated from the route table: account B must learn nothing about account
 // A's jobs. Every route of gatewayRoutes() is classified below; a route added later fails the
@@ -33,7 +33,7 @@ const PROBES: Record<string, Probe> = {
  * nothing. B cannot make one for A's job: a link signed for B's job, moved to A's id, is refused
  * before any lookup, exactly as for a job that does not exist (no existence oracle).
  */
-const SIGNED = new Set(['get /v1/downloads/{job_id}.csv']);
+const SIGNED = new Set(['get /v1/downloads/{job_id}.csv', 'get /v1/downloads/{job_id}.ndjson']);
 
 /** Account-scoped reads without a resource in the path: B's answer must not contain A's jobs. */
 const LISTS: Record<string, () => Promise<unknown>> = {
@@ -123,6 +123,12 @@ describe('signed downloads', () => {
       expect(unsigned.status).toBe(403);
       const forged = new URL(signDownloadUrl(h.url, target, 'not-the-server-secret-not-the-server-secret', Math.floor(Date.now() / 1000) + 600));
       expect((await call(h.url, `/v1/downloads/${target}.csv${forged.search}`, { key: b.sandbox })).status).toBe(403);
+      // The NDJSON form, of every row or of a part: B's own link moved to A's job is refused the same way.
+      for (const variant of [{ format: 'ndjson' as const }, { format: 'ndjson' as const, decision: 'send' as const }]) {
+        const own = new URL(signDownloadUrl(h.url, bJob.body.job_id as string, TEST_DOWNLOAD_SECRET, Math.floor(Date.now() / 1000) + 600, variant));
+        expect((await fetch(`${h.url}${own.pathname}${own.search}`)).status).toBe(200);
+        expect((await call(h.url, `/v1/downloads/${target}.ndjson${own.search}`, { key: b.sandbox })).status).toBe(403);
+      }
     }
   });
 

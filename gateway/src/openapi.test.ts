@@ -36,13 +36,14 @@ describe('GET /v1/openapi.json', () => {
         'GET /v1/events',
         'GET /v1/account',
         'GET /v1/downloads/{job_id}.csv',
+        'GET /v1/downloads/{job_id}.ndjson',
       ].sort(),
     );
     const params = (p: string, m: string) => (doc.paths[p]![m]!.parameters ?? []).map((x) => `${x.in}:${x.name}`).sort();
     expect(params('/v1/jobs/{job_id}/results', 'get')).toEqual(['path:job_id', 'query:cursor', 'query:decision', 'query:fields', 'query:format', 'query:limit', 'query:status']);
     expect(params('/v1/verify', 'post')).toEqual(['header:Idempotency-Key']);
     expect(params('/v1/jobs/{job_id}', 'delete')).toEqual(['header:Idempotency-Key', 'path:job_id']);
-    expect(params('/v1/downloads/{job_id}.csv', 'get')).toEqual(['path:job_id', 'query:exp', 'query:sig']);
+    expect(params('/v1/downloads/{job_id}.csv', 'get')).toEqual(['path:job_id', 'query:decision', 'query:exp', 'query:sig', 'query:status']);
     expect(Object.keys(doc.paths['/v1/jobs']!.post!.requestBody!.content).sort()).toEqual(['application/json', 'multipart/form-data']);
     const verify = doc.paths['/v1/verify']!.post!.responses;
     expect(Object.keys(verify).sort()).toEqual(['200', '202', '400', '401', '402', '403', '415', '422', '429', '503']);

@@ -1,6 +1,6 @@
 import type { JobDoc, JobItemDoc, LoadReason } from '@dv/contracts';
-import { signDownloadUrl } from '@dv/notify';
 import type { GatewayContext } from '../context.ts';
+import { downloadLink } from './download-links.ts';
 import { jobEta } from './eta.ts';
 import type { LoadView } from './load.ts';
 import { resultOfItem, trimFields, type ResultObject } from './results.ts';
@@ -35,7 +35,6 @@ const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : nul
 
 export function jobView(ctx: GatewayContext, job: JobDoc, load: LoadView, item?: JobItemDoc | null, fields?: readonly ResultField[] | null): JobView {
   const base = ctx.config.PUBLIC_BASE_URL;
-  const exp = Math.floor(Date.now() / 1000) + ctx.config.DOWNLOAD_LINK_TTL_SECONDS;
   const w = job.webhook;
   const n = job.notify_email ? job.notify : null;
   const eta = jobEta(job, load, new Date(), item);
@@ -67,7 +66,7 @@ export function jobView(ctx: GatewayContext, job: JobDoc, load: LoadView, item?:
     completed_at: iso(job.completed_at),
     status_url: `${base}/v1/jobs/${job._id}`,
     results_url: `${base}/v1/jobs/${job._id}/results`,
-    download_url: signDownloadUrl(base, job._id, ctx.downloadSecret, exp),
+    download_url: downloadLink(ctx, job._id).url,
   };
   if (job.kind === 'single' && item?.state === 'done' && item.result) view.result = trimFields(resultOfItem(item), fields);
   return view;

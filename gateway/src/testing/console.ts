@@ -34,6 +34,21 @@ export function withCookies(jar: string, res: Response): string {
   return [...map].filter(([, v]) => v !== '').map(([k, v]) => `${k}=${v}`).join('; ');
 }
 
+/** Markup that would run if a page let it through: labels, CSV cells and errors carry it in tests. */
+export const EVIL = '<img src=x onerror=alert(1)><script>alert(2)</script>';
+
+/** A list uploaded as POST /v1/jobs does it (multipart, the CSV's own columns kept as meta); its job id. */
+export async function uploadJob(base: string, key: string, csv: string, label: string): Promise<string> {
+  const form = new FormData();
+  form.append('email_column', 'email');
+  form.append('label', label);
+  form.append('file', new Blob([csv]), 'list.csv');
+  const res = await fetch(`${base}/v1/jobs`, { method: 'POST', body: form, headers: { authorization: `Bearer ${key}` } });
+  const body = (await res.json()) as { job_id: string };
+  if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.job_id;
+}
+
 /** A form POST from a page of this origin, as a browser sends it. */
 export function postForm(base: string, path: string, cookie: string, fields: Record<string, string>): Promise<Response> {
   return fetch(`${base}${path}`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: base, 'sec-fetch-site': 'same-origin', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });

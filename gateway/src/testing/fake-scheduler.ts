@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type ConsumerMessages } from '@nats-io/jetstream';
 import { COLLECTIONS, RETENTION_DAYS, SUBJECTS, itemId, latestResultId, newId, verifyItemMessage, type EventDoc, type JobDoc, type JobItemDoc, type LatestResultDoc } from '@dv/contracts';
+import { loadDecisionCounts } from '@dv/notify';
 import { sandboxResult } from '@dv/verdict';
 
 // A stand-in for the scheduler in gateway tests: it consumes the VERIFY durables of a private
@@ -66,7 +67,8 @@ export async function store(nc: NatsConnection, db: Db, msg: ReturnType<typeof v
   const completed = await jobs.updateOne({ _id: job._id, status: 'running' }, { $set: { status: 'completed', completed_at: now } });
   if (completed.modifiedCount === 0) return;
   const counter = await db.collection<{ _id: string; seq: number }>(COLLECTIONS.counters.name).findOneAndUpdate({ _id: `events:${job.account_id}` }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
-  const data = job.kind === 'single' ? { result } : { counts: job.counts, total: job.total, results_url: `/v1/jobs/${job._id}/results` };
+  // As the scheduler does: a list's event carries its counts by decision, counted from its items.
+  const data = job.kind === 'single' ? { result } : { counts: job.counts, total: job.total, decisions: await loadDecisionCounts(db, job._id), results_url: `/v1/jobs/${job._id}/results` };
   const ev: EventDoc = { _id: newId('event'), account_id: job.account_id, seq: counter!.seq, type: 'job.completed', job_id: job._id, data, created_at: now, expires_at: expires };
   await db.collection<EventDoc>(COLLECTIONS.events.name).insertOne(ev);
   nc.publish(SUBJECTS.verifyDone(job._id), JSON.stringify({ job_id: job._id, kind: job.kind === 'single' ? 'single' : 'job', status: 'completed' }));

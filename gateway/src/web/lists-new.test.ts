@@ -47,6 +47,8 @@ async function confirm(cookie: string, previewPath: string) {
   return postForm(h.url, previewPath, cookie, { _csrf: formToken(preview.text), column });
 }
 
+// This harness's own keys: other test files share the Redis server.
+const pendingData = () => h.redis.keys(`${h.ctx.config.REDIS_KEY_PREFIX}console:upload:*:data`);
 const jobs = () => h.db.collection<JobDoc>(COLLECTIONS.jobs.name);
 const credits = async (id: string) => (await h.db.collection<Account>(COLLECTIONS.accounts.name).findOne({ _id: id }))!.credits;
 
@@ -115,7 +117,7 @@ describe('uploading a list', () => {
 
   it('refuses what is not a list, an empty file and a file over 50 MB, in words', async () => {
     const u = await signedIn();
-    const pending = (await h.redis.keys('*console:upload:*:data')).length;
+    const pending = (await pendingData()).length;
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
     const a = await upload(u.cookie, png, 'photo.csv');
     expect(a.res.status).toBe(415);
@@ -132,18 +134,18 @@ describe('uploading a list', () => {
     expect(tooBig.res.status).toBe(413);
     expect(tooBig.text).toContain('larger than 50 MB');
     // Nothing of the refused files waits in Redis.
-    expect((await h.redis.keys('*console:upload:*:data')).length).toBe(pending);
+    expect((await pendingData()).length).toBe(pending);
   });
 
   it('refuses a webhook URL the API would refuse, on the form again with the choices kept', async () => {
     const u = await signedIn();
-    const pending = (await h.redis.keys('*console:upload:*:data')).length;
+    const pending = (await pendingData()).length;
     const r = await upload(u.cookie, CSV, 'list.csv', { label: 'Kept', webhook_url: 'https://10.0.0.1/hook', max_wall_seconds: '86400' });
     expect(r.res.status).toBe(422);
     expect(r.text).toContain('webhook_url refused');
     expect(r.text).toContain('value="Kept"');
     expect(r.text).toContain('<option value="86400" selected>');
-    expect((await h.redis.keys('*console:upload:*:data')).length).toBe(pending);
+    expect((await pendingData()).length).toBe(pending);
   });
 
   it('asks for the column when none looks like addresses, and recomputes with the one chosen', async () => {
@@ -196,7 +198,7 @@ describe('uploading a list', () => {
     expect((await page('/app/lists/new/AAAAAAAAAAAAAAAAAAAAAAAA', u.cookie)).text).toContain('Upload the file again');
     const noToken = await upload(u.cookie, CSV, 'list.csv', {}, { csrf: false });
     expect(noToken.res.status).toBe(403);
-    const keys = await h.redis.keys('*console:uploads:*');
+    const keys = await h.redis.keys(`${h.ctx.config.REDIS_KEY_PREFIX}console:uploads:*`);
     expect(keys.length).toBeGreaterThan(0);
     // At most two pending uploads per person: a third drops the oldest.
     const more = [await upload(u.cookie, CSV, 'b.csv'), await upload(u.cookie, CSV, 'c.csv')];

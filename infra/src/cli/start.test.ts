@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { until } from '@dv/test-kit';
+import { isAlive, until } from '@dv/test-kit';
 import { readEntries } from '../inbox/store.ts';
 import { freePort } from '@dv/stack';
 import { REPO_ROOT } from '@dv/stack';
@@ -46,15 +46,6 @@ function launch(env: NodeJS.ProcessEnv): Launch {
       });
     });
   return { child, out: () => out, waitFor, exited };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 afterAll(async () => {

@@ -8,11 +8,13 @@ export {
   verifyWebhookSignature,
   downloadSignature,
   signDownloadUrl,
+  downloadScope,
   checkDownloadSignature,
   verifyDownloadSignature,
   type ParsedSignature,
   type VerifyOptions,
   type DownloadCheck,
+  type DownloadVariant,
 } from './signature.ts';
 export { webhookLadder, maxAttempts, nextAttemptAt, type Ladder } from './ladder.ts';
 export {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkDownloadSignature, parseSignatureHeader, signDownloadUrl, signWebhook, verifyDownloadSignature, verifyWebhookSignature } from './signature.ts';
+import { checkDownloadSignature, downloadScope, parseSignatureHeader, signDownloadUrl, signWebhook, verifyDownloadSignature, verifyWebhookSignature } from './signature.ts';
 
 const SECRET = 'whsec_test_0123456789abcdef';
 const BODY = '{"id":"evt_1","type":"job.completed","data":{"job_id":"job_1","note":"héllo"}}';
@@ -134,5 +134,23 @@ describe('download links', () => {
   it.each(cases)('%s', (_n, job, e, s, sec, now, want) => {
     expect(checkDownloadSignature(job, e, s, sec, now)).toBe(want);
     expect(verifyDownloadSignature(job, e, s, sec, now)).toBe(want === 'ok');
+  });
+
+  it('a link to part of the results signs its format and filter: it opens only that part', () => {
+    const part = new URL(signDownloadUrl('https://api.example.com', 'job_01ABC', secret, NOW + 60, { decision: 'send' }));
+    expect(part.pathname).toBe('/v1/downloads/job_01ABC.csv');
+    expect(part.searchParams.get('decision')).toBe('send');
+    const partSig = part.searchParams.get('sig')!;
+    expect(partSig).toBe(createHmac('sha256', secret).update(`job_01ABC.${NOW + 60}.csv;decision=send`).digest('hex'));
+    expect(checkDownloadSignature('job_01ABC', exp, partSig, secret, NOW, downloadScope({ decision: 'send' }))).toBe('ok');
+    // The part's signature opens neither the whole file, another part, nor NDJSON; the whole file's opens no part.
+    expect(checkDownloadSignature('job_01ABC', exp, partSig, secret, NOW)).toBe('bad_signature');
+    expect(checkDownloadSignature('job_01ABC', exp, partSig, secret, NOW, downloadScope({ decision: 'drop' }))).toBe('bad_signature');
+    expect(checkDownloadSignature('job_01ABC', exp, partSig, secret, NOW, downloadScope({ format: 'ndjson', decision: 'send' }))).toBe('bad_signature');
+    expect(checkDownloadSignature('job_01ABC', exp, sig, secret, NOW, downloadScope({ status: 'risky' }))).toBe('bad_signature');
+    const nd = new URL(signDownloadUrl('https://api.example.com', 'job_01ABC', secret, NOW + 60, { format: 'ndjson', status: 'risky' }));
+    expect(nd.pathname).toBe('/v1/downloads/job_01ABC.ndjson');
+    expect(downloadScope({ format: 'ndjson', status: 'risky' })).toBe('ndjson;status=risky');
+    expect(downloadScope({ format: 'csv' })).toBe('');
   });
 });

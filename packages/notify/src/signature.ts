@@ -64,23 +64,43 @@ export function verifyWebhookSignature(header: string | null | undefined, rawBod
 
 // Signed download links (the gateway mints and checks them, the completion email mints them; one
 // implementation for both): sig = hex HMAC-SHA256(secret, `<job_id>.<exp>`), exp = unix seconds.
+// A link to a part of the results (one decision or status) or to NDJSON signs that choice too,
+// `<job_id>.<exp>.<scope>`, so a link given out for the rows to send never opens every row. The
+// whole CSV has no scope: its message, and every link already mailed, stay as they were.
 
-export function downloadSignature(jobId: string, expS: number, secret: string): string {
-  return hmacHex(secret, `${jobId}.${expS}`);
+export interface DownloadVariant {
+  format?: 'csv' | 'ndjson';
+  decision?: 'send' | 'review' | 'drop';
+  status?: 'deliverable' | 'undeliverable' | 'risky' | 'unknown';
 }
 
-/** `<baseUrl>/v1/downloads/<job_id>.csv?exp=<unix>&sig=<hex>`; baseUrl without a trailing slash is expected, one is dropped. */
-export function signDownloadUrl(baseUrl: string, jobId: string, secret: string, expS: number): string {
+/** The signed scope of a variant: '' for the whole CSV, else `format[;decision=…][;status=…]`. */
+export function downloadScope(v: DownloadVariant = {}): string {
+  const format = v.format ?? 'csv';
+  if (format === 'csv' && !v.decision && !v.status) return '';
+  return [format, v.decision ? `decision=${v.decision}` : '', v.status ? `status=${v.status}` : ''].filter(Boolean).join(';');
+}
+
+export function downloadSignature(jobId: string, expS: number, secret: string, scope = ''): string {
+  return scope ? hmacHex(secret, `${jobId}.${expS}.${scope}`) : hmacHex(secret, `${jobId}.${expS}`);
+}
+
+/**
+ * `<baseUrl>/v1/downloads/<job_id>.<csv|ndjson>?[decision=…&][status=…&]exp=<unix>&sig=<hex>`;
+ * baseUrl without a trailing slash is expected, one is dropped.
+ */
+export function signDownloadUrl(baseUrl: string, jobId: string, secret: string, expS: number, variant: DownloadVariant = {}): string {
   const exp = Math.floor(expS);
-  return `${baseUrl.replace(/\/+$/, '')}/v1/downloads/${encodeURIComponent(jobId)}.csv?exp=${exp}&sig=${downloadSignature(jobId, exp, secret)}`;
+  const filters = `${variant.decision ? `decision=${variant.decision}&` : ''}${variant.status ? `status=${variant.status}&` : ''}`;
+  return `${baseUrl.replace(/\/+$/, '')}/v1/downloads/${encodeURIComponent(jobId)}.${variant.format ?? 'csv'}?${filters}exp=${exp}&sig=${downloadSignature(jobId, exp, secret, downloadScope(variant))}`;
 }
 
 export type DownloadCheck = 'ok' | 'expired' | 'bad_signature';
 
-/** Tri-state check of a download link's query (`exp`, `sig` as received, strings). */
-export function checkDownloadSignature(jobId: string, exp: string, sig: string, secret: string, nowS: number = Math.floor(Date.now() / 1000)): DownloadCheck {
+/** Tri-state check of a download link's query (`exp`, `sig` as received, strings) for a variant's scope. */
+export function checkDownloadSignature(jobId: string, exp: string, sig: string, secret: string, nowS: number = Math.floor(Date.now() / 1000), scope = ''): DownloadCheck {
   if (!/^\d{1,12}$/.test(exp) || !/^[0-9a-f]{64}$/.test(sig)) return 'bad_signature';
-  const want = Buffer.from(downloadSignature(jobId, Number(exp), secret), 'hex');
+  const want = Buffer.from(downloadSignature(jobId, Number(exp), secret, scope), 'hex');
   // Compare before looking at the time, so a forged link and an expired one take the same path.
   if (!timingSafeEqual(want, Buffer.from(sig, 'hex'))) return 'bad_signature';
   return Number(exp) < nowS ? 'expired' : 'ok';

@@ -6,6 +6,7 @@ import { connect as natsConnect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isAlive } from '@dv/test-kit';
 import { startStack, type Stack } from './stack.ts';
 
 const dirs: string[] = [];
@@ -18,15 +19,6 @@ function tempDir(): string {
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function refuses(port: number): Promise<boolean> {
   return new Promise((resolve) => {

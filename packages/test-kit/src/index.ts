@@ -67,3 +67,13 @@ export async function deleteByPrefix(redis: Redis, prefix: string): Promise<void
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
 }
+
+/** True while a process with this pid exists (signal 0 tests without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

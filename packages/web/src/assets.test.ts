@@ -49,8 +49,11 @@ describe('hashed assets', () => {
     expect(again.status).toBe(304);
   });
 
-  it('lets a later directory replace a shared file', async () => {
+  it('lets a later directory replace a shared file, and serves only the replacement', async () => {
     expect(await (await fetch(url + assets.url('base.css'))).text()).toBe('body { color: red }\n');
+    const shared = loadAssets([WEB_ASSETS_DIR]).url('base.css');
+    expect(shared).not.toBe(assets.url('base.css'));
+    expect((await fetch(url + shared)).status).toBe(404);
   });
 
   it('answers 404 for an old hash, an unknown name or a path that tries to leave, and passes other paths on', async () => {

@@ -42,18 +42,17 @@ export interface Assets {
   readonly names: ReadonlyMap<string, string>;
 }
 
-function hashedName(name: string, body: Buffer): string {
+function hashedName(name: string, digest: Buffer): string {
   const ext = extname(name);
-  const hash = createHash('sha256').update(body).digest('hex').slice(0, 10);
-  return `${name.slice(0, name.length - ext.length)}.${hash}${ext}`;
+  return `${name.slice(0, name.length - ext.length)}.${digest.toString('hex').slice(0, 10)}${ext}`;
 }
 
-function load(name: string, body: Buffer): Asset {
+function load(name: string, body: Buffer, digest: Buffer): Asset {
   const ext = extname(name);
   const type = CONTENT_TYPES[ext];
   if (!type) throw new Error(`asset ${name}: no content type for ${ext}`);
   const compress = COMPRESSIBLE.has(ext);
-  return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`, gzip: compress ? gzipSync(body, { level: 9 }) : undefined, brotli: compress ? brotliCompressSync(body) : undefined };
+  return { body, type, etag: `"${digest.toString('base64url').slice(0, 22)}"`, gzip: compress ? gzipSync(body, { level: 9 }) : undefined, brotli: compress ? brotliCompressSync(body) : undefined };
 }
 
 /** Every file directly inside each directory; a later directory's file of the same name wins. */
@@ -64,9 +63,14 @@ export function loadAssets(dirs: readonly string[]): Assets {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (!entry.isFile() || entry.name.startsWith('.')) continue;
       const body = readFileSync(join(dir, entry.name));
-      const url = ASSET_PATH_PREFIX + hashedName(entry.name, body);
+      // One digest names the file and tags it.
+      const digest = createHash('sha256').update(body).digest();
+      const url = ASSET_PATH_PREFIX + hashedName(entry.name, digest);
+      // A file replaced by a later directory's one of the same name is not served at all.
+      const replaced = names.get(entry.name);
+      if (replaced) byUrl.delete(replaced);
       names.set(entry.name, url);
-      byUrl.set(url, load(entry.name, body));
+      byUrl.set(url, load(entry.name, body, digest));
     }
   }
   const handler: RequestHandler = (req, res, next) => {
