@@ -141,4 +141,8 @@ export const GATEWAY_DEFAULTS = {
   signInLinksPerIpPerDay: 100,
   /** Form bodies (everything but the upload) are small; this refuses a large one before parsing it. */
   consoleFormMaxBytes: 64 * 1024,
+  /** A console upload waits this long in Redis for its confirm step: time to look at the preview, not to leave it there. */
+  consoleUploadTtlSeconds: 30 * 60,
+  /** Pending console uploads per person (each up to uploadMaxBytes in Redis); a new one drops the oldest. */
+  consoleUploadsPerPerson: 2,
 } as const;

@@ -8,11 +8,10 @@ import { defineRoute } from '../http/route.ts';
 import { idempotencyHeader, jobCreatedSchema } from '../http/schemas.ts';
 import { vetWebhookUrl, webhookUrlField } from '../http/webhook-url.ts';
 import type { Caller } from '../services/auth.ts';
-import { fingerprint, type Reply } from '../services/idempotency.ts';
+import { fingerprint } from '../services/idempotency.ts';
 import { Intake } from '../services/intake.ts';
-import { jobTooLarge, type JobSettings } from '../services/jobs.ts';
+import { startListJob, type ListJobRequest } from '../services/list-job.ts';
 import { parseUpload } from '../services/upload.ts';
-import { jobView, type JobView } from '../services/views.ts';
 
 // POST /v1/jobs: a list as JSON (`emails` xor `items`) or as a multipart upload (part `file`, CSV
 // or TXT, max 50 MB, with `email_column` and `label`). Both become one intake (syntax check,
@@ -72,7 +71,7 @@ const multipartSchema = z
   })
   .meta({ id: 'JobUpload' });
 
-export type JobCreatedResponse = JobView & { accepted: number; duplicates_removed: number; invalid: Intake['summary']['invalid']; invalid_total: number };
+export type { JobCreatedResponse } from '../services/list-job.ts';
 
 /**
  * MCP verify_list_from_url takes the job's slot (under this job id) before it downloads the list,
@@ -83,12 +82,6 @@ export interface HeldListSlot {
   heldListSlot?: string;
 }
 
-interface Prepared extends JobSettings {
-  intake: Intake;
-  fp: string;
-  /** A retry with the same key gets the job an earlier, failed try stored (JobService.create). */
-  idempotencyKey?: string;
-}
 
 export const jobsCreateRoute = defineRoute({
   method: 'post',
@@ -109,16 +102,15 @@ export const jobsCreateRoute = defineRoute({
     '429': problemResponse('rate_limited, daily_cap_reached or too_many_active_jobs.', retryAfterHeader),
   },
   handle: async ({ ctx, input, caller, req, signal }) => {
-    let prepared: Prepared;
+    let prepared: ListJobRequest;
     if (req.is('multipart/form-data')) prepared = await prepareUpload(ctx, caller, req);
     else if (req.is('application/json') || req.is('application/*+json')) prepared = prepareJson(ctx, caller, req.body);
     else throw new ApiError('unsupported_media_type', 'Send application/json or multipart/form-data.');
-    prepared.idempotencyKey = input.headers['Idempotency-Key'];
-    return ctx.idempotency.run(caller, input.headers['Idempotency-Key'], prepared.fp, () => create(ctx, caller, prepared, (req as HeldListSlot).heldListSlot), signal);
+    return startListJob(ctx, caller, prepared, input.headers['Idempotency-Key'], { signal, heldSlot: (req as HeldListSlot).heldListSlot });
   },
 });
 
-function prepareJson(ctx: GatewayContext, caller: Caller, raw: unknown): Prepared {
+function prepareJson(ctx: GatewayContext, caller: Caller, raw: unknown): ListJobRequest {
   const parsed = body.safeParse(raw);
   if (!parsed.success) throw validationError(zodIssues('body', parsed.error, raw));
   const b = parsed.data;
@@ -137,7 +129,7 @@ function prepareJson(ctx: GatewayContext, caller: Caller, raw: unknown): Prepare
   };
 }
 
-async function prepareUpload(ctx: GatewayContext, caller: Caller, req: Parameters<typeof parseUpload>[0]): Promise<Prepared> {
+async function prepareUpload(ctx: GatewayContext, caller: Caller, req: Parameters<typeof parseUpload>[0]): Promise<ListJobRequest> {
   const up = await parseUpload(req, {
     maxBytes: D.uploadMaxBytes,
     maxItems: caller.account.limits.emailsPerJob,
@@ -158,29 +150,4 @@ async function prepareUpload(ctx: GatewayContext, caller: Caller, req: Parameter
     maxWallSeconds: f.data.max_wall_seconds ?? null,
     fp: fingerprint('POST', '/v1/jobs#upload', up.digest),
   };
-}
-
-async function create(ctx: GatewayContext, caller: Caller, p: Prepared, heldSlot?: string): Promise<Reply> {
-  const s = p.intake.summary;
-  if (p.intake.overLimit) throw jobTooLarge(s.uniqueTotal, caller.account.limits.emailsPerJob);
-  if (s.items.length === 0) {
-    throw validationError([{ loc: ['body'], msg: `no valid address to verify (${s.invalidTotal} invalid, ${s.duplicates} duplicates)`, type: 'no_valid_emails', ctx: { invalid: s.invalid.slice(0, 20) } }]);
-  }
-  const startedAt = Date.now();
-  const { intake: _intake, fp: _fp, ...settings } = p;
-  const job = await ctx.jobs.create(caller, {
-    kind: 'list',
-    ...settings,
-    items: s.items,
-    ...(heldSlot ? { jobId: heldSlot, slotHeld: true } : {}),
-  });
-  // A job made before this request is an earlier try's (same Idempotency-Key): counted then.
-  if (job.created_at.getTime() >= startedAt) {
-    ctx.metrics.jobsCreated.inc({ kind: 'list', mode: caller.mode });
-    ctx.metrics.itemsAccepted.inc({ kind: 'list', mode: caller.mode }, s.items.length);
-    if (job.credits_charged > 0) ctx.metrics.creditsCharged.inc(job.credits_charged);
-  }
-  const view = jobView(ctx, job, await ctx.load.current());
-  const out: JobCreatedResponse = { ...view, accepted: s.items.length, duplicates_removed: s.duplicates, invalid: s.invalid, invalid_total: s.invalidTotal };
-  return { status: 202, body: out, headers: { Location: view.status_url } };
 }

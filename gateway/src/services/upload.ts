@@ -42,13 +42,13 @@ function invalidUpload(msg: string): ApiError {
 /** Validates UTF-8 and hashes the raw bytes as they pass; an error names the first bad byte's offset. */
 class Utf8Check extends Transform {
   private readonly utf8 = new Utf8OffsetTracker();
-  private readonly hash: Hash;
-  constructor(hash: Hash) {
+  private readonly hash: Hash | undefined;
+  constructor(hash?: Hash) {
     super();
     this.hash = hash;
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
-    this.hash.update(chunk);
+    this.hash?.update(chunk);
     const bad = this.utf8.push(chunk);
     if (bad >= 0) {
       cb(invalidUpload(`The file is not UTF-8 text: byte ${bad} (counting from 0) is not valid UTF-8; save it as UTF-8 CSV and upload again.`));
@@ -76,14 +76,16 @@ export function sniffDelimiter(firstLine: string): ',' | ';' | '\t' {
   return ',';
 }
 
+/** The column that holds the addresses when none is named: "email", else one like "e-mail", else the only one; -1 when none fits. */
+export function guessEmailColumn(header: readonly string[]): number {
+  let idx = header.findIndex((h) => h.toLowerCase() === 'email');
+  if (idx < 0) idx = header.findIndex((h) => /e-?mail/i.test(h));
+  if (idx < 0 && header.length === 1) idx = 0;
+  return idx;
+}
+
 function findEmailColumn(header: string[], wanted: string | undefined): number {
-  let idx: number;
-  if (wanted !== undefined) idx = header.indexOf(wanted);
-  else {
-    idx = header.findIndex((h) => h.toLowerCase() === 'email');
-    if (idx < 0) idx = header.findIndex((h) => /e-?mail/i.test(h));
-    if (idx < 0 && header.length === 1) idx = 0;
-  }
+  const idx = wanted !== undefined ? header.indexOf(wanted) : guessEmailColumn(header);
   if (idx < 0) {
     throw invalidUpload(wanted !== undefined ? `The CSV has no column "${wanted}" (email_column); its columns are: ${header.join(', ')}.` : `Name the column holding the addresses in email_column; the CSV's columns are: ${header.join(', ')}.`);
   }
@@ -127,11 +129,10 @@ export async function parseUpload(req: Request, limits: UploadLimits): Promise<P
     }
     fileSeen = true;
     hash.update(`file:\n`);
-    const lower = (info.filename ?? '').toLowerCase();
-    const format: 'csv' | 'txt' = lower.endsWith('.txt') || (info.mimeType === 'text/plain' && !lower.endsWith('.csv')) ? 'txt' : 'csv';
-    fileDone = readFile(stream, format, fields, intake, hash, limits)
+    const format = listFormat(info.filename, info.mimeType);
+    fileDone = readList(stream, format, intake, limits, { column: (header) => findEmailColumn(header, fields.email_column), hash })
       .then((r) => {
-        result = { fileName: info.filename ?? 'upload', format, ...r };
+        result = { fileName: info.filename ?? 'upload', format, emailColumn: r.emailColumn, metaColumns: r.metaColumns };
         if ((stream as Readable & { truncated?: boolean }).truncated) fail(new ApiError('file_too_large', `The file is larger than ${limits.maxBytes / 1024 / 1024} MB; split the list.`));
       })
       .catch((err: unknown) => {
@@ -159,14 +160,46 @@ export async function parseUpload(req: Request, limits: UploadLimits): Promise<P
   return { fields, intake, digest: hash.digest('hex'), ...result };
 }
 
-async function readFile(stream: Readable, format: 'csv' | 'txt', fields: Record<string, string>, intake: Intake, hash: Hash, limits: UploadLimits): Promise<{ emailColumn: string | null; metaColumns: string[] }> {
-  const checked = stream.pipe(new Utf8Check(hash));
+/** How a list is read apart from its limits: which CSV column holds the addresses, and what else to keep. */
+export interface ListReadOptions {
+  /**
+   * The index of the address column, given the CSV's header (read when the header arrives, so an
+   * email_column sent after the file part is seen); throws to refuse the file. -1 reads no address
+   * and keeps only the sample (someone is still to pick the column).
+   */
+  column(header: string[]): number;
+  /** Hashes the raw bytes as they pass (the upload's idempotency fingerprint). */
+  hash?: Hash;
+  /** Keep this many first data rows (CSV: the cells; TXT: the line) for a preview. */
+  sampleRows?: number;
+}
+
+export interface ListRead {
+  emailColumn: string | null;
+  metaColumns: string[];
+  /** The CSV's header row (trimmed), null for TXT. */
+  header: string[] | null;
+  sample: string[][];
+}
+
+/** TXT by the name's extension, or text/plain without a .csv name; CSV otherwise. */
+export function listFormat(fileName: string | undefined, mimeType: string | undefined): 'csv' | 'txt' {
+  const lower = (fileName ?? '').toLowerCase();
+  return lower.endsWith('.txt') || (mimeType === 'text/plain' && !lower.endsWith('.csv')) ? 'txt' : 'csv';
+}
+
+/**
+ * Reads a list file (a stream of its bytes) into `intake`: UTF-8 checked, CSV delimiter sniffed,
+ * header and address column found, rows deduplicated; stops at the plan's job size.
+ */
+export async function readList(stream: Readable, format: 'csv' | 'txt', intake: Intake, limits: UploadLimits, opts: ListReadOptions): Promise<ListRead> {
+  const checked = stream.pipe(new Utf8Check(opts.hash));
   stream.on('error', (e) => checked.destroy(e));
   if (format === 'txt') {
-    await readTxt(checked, intake, limits.maxItems);
-    return { emailColumn: null, metaColumns: [] };
+    const sample = await readTxt(checked, intake, limits.maxItems, opts.sampleRows ?? 0);
+    return { emailColumn: null, metaColumns: [], header: null, sample };
   }
-  return readCsv(checked, fields, intake, limits);
+  return readCsv(checked, intake, limits, opts);
 }
 
 function tooManyAddresses(max: number): ApiError {
@@ -174,13 +207,15 @@ function tooManyAddresses(max: number): ApiError {
 }
 
 /** TXT: one address per line, any line ending; blank lines count as rows but add nothing. */
-async function readTxt(checked: Utf8Check, intake: Intake, maxItems: number): Promise<void> {
+async function readTxt(checked: Utf8Check, intake: Intake, maxItems: number, sampleRows: number): Promise<string[][]> {
   let row = 0;
   let rest = '';
+  const sample: string[][] = [];
   const decoder = new TextDecoder('utf-8');
   const line = (l: string) => {
     row++;
     const v = (row === 1 ? l.replace(/^\uFEFF/, '') : l).trim();
+    if (v && sample.length < sampleRows) sample.push([v.slice(0, 320)]);
     if (v) intake.add(v, null, null, { row });
     if (intake.overLimit) throw tooManyAddresses(maxItems);
   };
@@ -190,16 +225,17 @@ async function readTxt(checked: Utf8Check, intake: Intake, maxItems: number): Pr
     for (const p of parts) line(p);
   }
   if (rest) line(rest);
+  return sample;
 }
 
 /** CSV: sniff the delimiter from the first line, then hand everything to csv-parse. */
-async function readCsv(checked: Utf8Check, fields: Record<string, string>, intake: Intake, limits: UploadLimits): Promise<{ emailColumn: string | null; metaColumns: string[] }> {
+async function readCsv(checked: Utf8Check, intake: Intake, limits: UploadLimits, opts: ListReadOptions): Promise<ListRead> {
   const source = peekable(checked as AsyncIterable<Buffer>);
   const first = await source.next();
   if (first.done) throw invalidUpload('The file is empty.');
   const head = first.value.toString('utf8', 0, Math.min(first.value.length, 65_536)).replace(/^\uFEFF/, '');
   const delimiter = sniffDelimiter(head.split(/\r?\n|\r/, 1)[0] ?? '');
-  const rows = new CsvRows(fields, intake, limits);
+  const rows = new CsvRows(opts, intake, limits);
   const parser = csvParse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, relax_quotes: true, max_record_size: 1_000_000, on_record: (record: string[]) => rows.onRecord(record) });
   parser.resume();
   try {
@@ -219,12 +255,15 @@ async function readCsv(checked: Utf8Check, fields: Record<string, string>, intak
   return rows.finish(checked);
 }
 
+/** Reading stopped because the sample is complete and no address column was chosen: not an error. */
+const SAMPLED = Symbol('sampled');
+
 /**
  * A CSV's records, taken inside csv-parse (on_record returns null), so no record ever travels
  * through a stream buffer or a promise: less garbage, and the heap stays near the job's own size.
  */
 class CsvRows {
-  private readonly fields: Record<string, string>;
+  private readonly opts: ListReadOptions;
   private readonly intake: Intake;
   private readonly limits: UploadLimits;
   private header: string[] | undefined;
@@ -232,11 +271,12 @@ class CsvRows {
   private metaIdx: number[] = [];
   /** Data rows seen (the header is not one). */
   private row = 0;
+  private readonly sample: string[][] = [];
   /** Why reading stopped (a row past the limit, a bad header, a parse error); later records are skipped. */
   stop: unknown;
 
-  constructor(fields: Record<string, string>, intake: Intake, limits: UploadLimits) {
-    this.fields = fields;
+  constructor(opts: ListReadOptions, intake: Intake, limits: UploadLimits) {
+    this.opts = opts;
     this.intake = intake;
     this.limits = limits;
   }
@@ -255,14 +295,19 @@ class CsvRows {
   private takeHeader(record: string[]): void {
     const header = record.map((h) => h.trim());
     this.header = header;
-    // Read now, not when the file part began: an email_column sent after the file may be in by now.
-    this.emailIdx = findEmailColumn(header, this.fields.email_column);
+    this.emailIdx = this.opts.column(header);
     this.metaIdx = header.map((_, i) => i).filter((i) => i !== this.emailIdx && header[i] !== '').slice(0, this.limits.metaMaxKeys);
   }
 
   private addRow(record: string[], header: string[]): void {
     this.row++;
     const row = this.row;
+    if (this.sample.length < (this.opts.sampleRows ?? 0)) this.sample.push(record.map((c) => c.trim().slice(0, 320)));
+    // No address column yet: only the sample is wanted.
+    if (this.emailIdx < 0) {
+      if (this.sample.length >= (this.opts.sampleRows ?? 0)) this.stop = SAMPLED;
+      return;
+    }
     const email = (record[this.emailIdx] ?? '').trim();
     const { metaIdx, limits } = this;
     const meta = () => {
@@ -278,14 +323,15 @@ class CsvRows {
   }
 
   /** The columns used, or why the file was refused; a refusal stops reading (the caller drains the rest of the request). */
-  finish(checked: Utf8Check): { emailColumn: string | null; metaColumns: string[] } {
+  finish(checked: Utf8Check): ListRead {
     const { stop, header } = this;
-    if (stop) {
+    if (stop === SAMPLED) checked.destroy();
+    else if (stop) {
       checked.destroy();
       if (stop instanceof ApiError) throw stop;
       throw invalidUpload(`The CSV could not be parsed near data row ${this.row + 1}: ${(stop as Error).message}.`);
     }
     if (!header) throw invalidUpload('The file is empty.');
-    return { emailColumn: header[this.emailIdx] ?? null, metaColumns: this.metaIdx.map((i) => header[i]!) };
+    return { emailColumn: header[this.emailIdx] ?? null, metaColumns: this.metaIdx.map((i) => header[i]!), header, sample: this.sample };
   }
 }

@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { DayLimiter } from '@dv/runtime';
 import { loadAssets, OneTimeTokens, SessionStore, WEB_ASSETS_DIR, type Assets } from '@dv/web';
 import type { GatewayContext } from '../context.ts';
+import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
 import { createConsoleMailer, type ConsoleMailer } from './mail.ts';
+import { UploadStore } from './uploads.ts';
 
 // What the console's pages share, built once per process beside the API's context: sessions,
 // one-time links, the sign-in limits, the mailer and the assets.
@@ -37,6 +39,8 @@ export interface ConsoleContext {
   mailer: ConsoleMailer | null;
   csrfSecret: Buffer;
   baseUrl: string;
+  /** Uploaded lists waiting for their confirm step. */
+  uploads: UploadStore;
 }
 
 const CONSOLE_ASSETS_DIR = fileURLToPath(new URL('../../assets/', import.meta.url));
@@ -56,5 +60,6 @@ export function createConsoleContext(api: GatewayContext): ConsoleContext {
     // be mistaken for a download signature (different message, different purpose).
     csrfSecret: createHmac('sha256', api.downloadSecret).update('console csrf').digest(),
     baseUrl: c.PUBLIC_BASE_URL,
+    uploads: new UploadStore(api.redis, prefix, { ttlSeconds: D.consoleUploadTtlSeconds, perPerson: D.consoleUploadsPerPerson }),
   };
 }

@@ -24,9 +24,9 @@ export const CONSOLE_NAV: readonly ConsoleNavItem[] = [
 
 const FLASH_COOKIE = 'dv_flash';
 
-export function chromeFor(cc: ConsoleContext, viewer: Viewer | null): Chrome {
+export function chromeFor(cc: ConsoleContext, viewer: Viewer | null, scripts?: readonly string[]): Chrome {
   const nav = viewer ? CONSOLE_NAV.filter((n) => can(viewer.role, n.needs)) : [{ href: '/app/sign-in', label: 'Sign in' }];
-  return { product: 'Verification console', homeHref: '/app/', nav, assets: cc.assets, styles: ['console.css'] };
+  return { product: 'Verification console', homeHref: '/app/', nav, assets: cc.assets, styles: ['console.css'], scripts };
 }
 
 /** A message for the next page this browser opens (after a redirect). */
@@ -52,6 +52,8 @@ export interface PageView {
   status?: number;
   flash?: Flash[];
   noindex?: boolean;
+  /** Browser modules of this page (gateway/assets), on top of the shared ones. */
+  scripts?: readonly string[];
 }
 
 function sandboxBanner(viewer: Viewer | null): Node {
@@ -64,5 +66,5 @@ export function sendPage(cc: ConsoleContext, req: Request, res: Response, viewer
   const person = viewer ? { email: viewer.email, signOutAction: '/app/sign-out', csrf } : undefined;
   const flash = [...takeFlash(req, res), ...(view.flash ?? [])];
   const body = html`${sandboxBanner(viewer)}${view.body}`;
-  res.status(view.status ?? 200).type('html').send(renderPage(chromeFor(cc, viewer), { title: view.title, path: req.originalUrl.split('?')[0], person, flash, body, noindex: view.noindex }));
+  res.status(view.status ?? 200).type('html').send(renderPage(chromeFor(cc, viewer, view.scripts), { title: view.title, path: req.originalUrl.split('?')[0], person, flash, body, noindex: view.noindex }));
 }

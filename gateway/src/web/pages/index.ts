@@ -7,6 +7,9 @@ import { keyCreate } from './key-create.ts';
 import { keyRevoke } from './key-revoke.ts';
 import { keysPage } from './keys.ts';
 import { changeRole, inviteMember, membersPage, removeMemberPage } from './members.ts';
+import { listConfirm } from './list-confirm.ts';
+import { listNewPage, listNewUpload } from './list-new.ts';
+import { listPreviewPage } from './list-preview.ts';
 import { overviewPage } from './overview.ts';
 import { planPage } from './plan.ts';
 import { sandboxSwitch } from './sandbox.ts';
@@ -41,6 +44,10 @@ export const CONSOLE_PAGES: readonly PageDef[] = [
   // Last: /app/lists/<job id> and below.
   jobsListPage,
   jobsLiveFragment,
+  listNewPage,
+  listNewUpload,
+  listPreviewPage,
+  listConfirm,
   jobPage,
   jobLiveFragment,
   jobCancel,
