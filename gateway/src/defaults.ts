@@ -141,4 +141,8 @@ export const GATEWAY_DEFAULTS = {
   signInLinksPerIpPerDay: 100,
   /** Form bodies (everything but the upload) are small; this refuses a large one before parsing it. */
   consoleFormMaxBytes: 64 * 1024,
+  /** The check page waits this long for a result before showing "still running" (a person waits; a browser's own timeout is far longer). */
+  consoleCheckWaitSeconds: 20,
+  /** How often an open page's live region asks for news: a finished check shows within this. */
+  consoleLiveIntervalMs: 2_000,
 } as const;

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { DayLimiter } from '@dv/runtime';
 import { loadAssets, OneTimeTokens, SessionStore, WEB_ASSETS_DIR, type Assets } from '@dv/web';
 import type { GatewayContext } from '../context.ts';
+import { consoleKeyPrefix } from './links.ts';
 import { createConsoleMailer, type ConsoleMailer } from './mail.ts';
 
 // What the console's pages share, built once per process beside the API's context: sessions,
@@ -43,7 +44,7 @@ const CONSOLE_ASSETS_DIR = fileURLToPath(new URL('../../assets/', import.meta.ur
 
 export function createConsoleContext(api: GatewayContext): ConsoleContext {
   const c = api.config;
-  const prefix = `${c.REDIS_KEY_PREFIX}console`;
+  const prefix = consoleKeyPrefix(c.REDIS_KEY_PREFIX);
   return {
     api,
     assets: loadAssets([WEB_ASSETS_DIR, CONSOLE_ASSETS_DIR]),

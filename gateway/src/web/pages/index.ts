@@ -1,4 +1,7 @@
 import type { PageDef } from '../page.ts';
+import { checkLive } from './check-live.ts';
+import { checkResultPage } from './check-result.ts';
+import { checkPage, checkRun } from './check.ts';
 import { overviewPage } from './overview.ts';
 import { sandboxSwitch } from './sandbox.ts';
 import { signInLinkPage, signInLinkUse } from './sign-in-link.ts';
@@ -8,4 +11,4 @@ import { signOut } from './sign-out.ts';
 import { switchAccount } from './switch-account.ts';
 
 // Every console page, in one list (mount.ts mounts them under /app).
-export const CONSOLE_PAGES: readonly PageDef[] = [signInPage, signInSend, signInLinkPage, signInLinkUse, signOut, signOutEverywhere, overviewPage, switchAccount, sandboxSwitch];
+export const CONSOLE_PAGES: readonly PageDef[] = [signInPage, signInSend, signInLinkPage, signInLinkUse, signOut, signOutEverywhere, overviewPage, switchAccount, sandboxSwitch, checkPage, checkRun, checkResultPage, checkLive];
