@@ -145,4 +145,8 @@ export const GATEWAY_DEFAULTS = {
   consoleUploadTtlSeconds: 30 * 60,
   /** Pending console uploads per person (each up to uploadMaxBytes in Redis); a new one drops the oldest. */
   consoleUploadsPerPerson: 2,
+  /** The check page waits this long for a result before showing "still running" (a person waits; a browser's own timeout is far longer). */
+  consoleCheckWaitSeconds: 20,
+  /** How often an open page's live region asks for news: a finished check shows within this. */
+  consoleLiveIntervalMs: 2_000,
 } as const;

@@ -53,6 +53,7 @@ export const GATEWAY_TUNABLES = tunables({
   SIGN_IN_LINK_TTL_MINUTES: { schema: env.int(D.signInLinkTtlMinutes, 1, 24 * 60), meaning: 'validity of an emailed sign-in link (it works once)' },
   SIGN_IN_LINKS_PER_EMAIL_PER_DAY: { schema: env.int(D.signInLinksPerEmailPerDay, 1, 10_000), meaning: 'sign-in links mailed to one address per UTC day' },
   SIGN_IN_LINKS_PER_IP_PER_DAY: { schema: env.int(D.signInLinksPerIpPerDay, 1, 1_000_000), meaning: 'sign-in links asked for from one client address per UTC day' },
+  CONSOLE_CHECK_WAIT_SECONDS: { schema: env.int(D.consoleCheckWaitSeconds, 0, D.maxWaitSeconds), meaning: 'the console\'s check page waits this long for a result, then shows "still running"' },
   OAUTH_REGISTRATIONS_PER_HOUR: {
     schema: env.int(D.oauthRegistrationsPerHour, 1, 100_000),
     meaning: 'OAuth dynamic client registrations per client IP per hour (docs/oauth.md)',

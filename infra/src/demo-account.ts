@@ -1,4 +1,6 @@
 import type { Db } from 'mongodb';
+import type { Redis } from 'ioredis';
+import { consoleSignInLink } from '@dv/gateway/admin';
 import { createAccount, createApiKey, createPortfolioKey, findAccountByEmail, listApiKeys, listPortfolioKeys, revokeApiKey, revokePortfolioKey, setPortfolioPlan } from '@dv/accounts';
 import { PORTFOLIO_DEFAULTS } from '@dv/portfolio-scanner/defaults';
 import { addDomains } from '@dv/portfolio-scanner/admin';
@@ -23,6 +25,22 @@ export async function ensureDemoAccount(db: Db): Promise<DemoKeys> {
   const live = await createApiKey(db, account._id, 'demo-live', 'live');
   const sandbox = await createApiKey(db, account._id, 'demo-sandbox', 'sandbox');
   return { accountId: account._id, live: live.key, sandbox: sandbox.key };
+}
+
+/** The demo's console sign-in link lasts a day of demoing; like every sign-in link it works once. */
+export const DEMO_CONSOLE_LINK_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface DemoConsole {
+  /** The console's address, e.g. http://127.0.0.1:8080/app/. */
+  console: string;
+  /** A one-time sign-in link for the demo account's owner (demo@example.com). */
+  console_signin: string;
+}
+
+/** The console's URL and a ready sign-in link for the demo account's owner, as the console issues them. */
+export async function demoConsole(redis: Redis, gatewayBaseUrl: string, redisKeyPrefix = process.env.REDIS_KEY_PREFIX): Promise<DemoConsole> {
+  const link = await consoleSignInLink({ redis, redisKeyPrefix, baseUrl: gatewayBaseUrl, email: DEMO_ACCOUNT.email, ttlMs: DEMO_CONSOLE_LINK_TTL_MS });
+  return { console: `${gatewayBaseUrl.replace(/\/+$/, '')}/app/`, console_signin: link.url };
 }
 
 /** Domains of the default simulated world (packages/world/worlds/default.json) the demo account monitors. */

@@ -80,6 +80,10 @@ describe('MX hosts that do not resolve', () => {
     expect(absent.attempts).toBe(0);
     expect(absent.decision.retry_after_seconds).toBeUndefined();
     expect(items.get('x@mxservfail.test')!.result!.decision.retry_after_seconds).toBeGreaterThan(0);
+    // What decided, kept for people to read: the MX host, its reply, the catch-all probe; nothing
+    // for a domain no probe reached.
+    expect(items.get('alice@acme.test')!.evidence).toMatchObject({ mx_host: 'mx1.acme.test', reply: { code: 250 }, catch_all_probe: 'refused' });
+    expect(items.get('x@twobadmx.test')!.evidence).toBeUndefined();
     // Both hosts of twobadmx.test were asked (A, then AAAA); the failing host's lookup was retried.
     const asked = (name: string, type?: string) => world.dns.queries.filter((q) => q.name.toLowerCase() === name && (!type || q.type === type)).length;
     for (const host of ['mx1.gone.test', 'mx2.gone.test']) {
@@ -102,6 +106,7 @@ describe('temporary failures that are not greylisting', () => {
     // Three attempts (first try + the two steps of the short ladder), each one MAIL transaction,
     // every RCPT (the catch-all probe's too) answered 451 4.3.0.
     expect(failed.attempts).toBe(3);
+    expect(failed.evidence).toMatchObject({ mx_host: 'mx.tempfail.test', reply: { code: 451, enhanced: '4.3.0' } });
     const host = world.hosts.get('mx.tempfail.test')!;
     expect(host.commands.filter((c) => /^MAIL /i.test(c))).toHaveLength(3);
     const rcptReplies = host.sessions.flatMap((s) => s.replies.filter((r) => /^(250 2\.1\.5|451|550)/.test(r)));

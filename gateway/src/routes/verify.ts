@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { COLLECTIONS, cacheId, itemId, newId, type CacheDoc, type JobItemDoc } from '@dv/contracts';
-import { checkSyntax, sandboxResult, verdict } from '@dv/verdict';
 import type { GatewayContext } from '../context.ts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
 import { maxAgeDays } from '../http/common.ts';
@@ -10,14 +8,13 @@ import { defineRoute } from '../http/route.ts';
 import { fieldsParam, idempotencyHeader, queueInfoSchema, resultSchema } from '../http/schemas.ts';
 import { vetWebhookUrl, webhookUrlField } from '../http/webhook-url.ts';
 import type { Caller } from '../services/auth.ts';
-import { queuedSingleEta } from '../services/eta.ts';
 import { fingerprint, type Reply } from '../services/idempotency.ts';
-import { resultOfItem, trimFields, type ResultObject } from '../services/results.ts';
+import { trimFields, type ResultObject } from '../services/results.ts';
+import { verifyOne } from '../services/verify-one.ts';
 
-// POST /v1/verify: one address. Answers 200 {result} when the check ends within `wait` (the
-// long-poll wakes on verify.done.<job_id>), else 202 with queue information. Addresses that fail
-// syntax are answered at once (undeliverable/syntax), free. With max_age_days a fresh-enough
-// shared cache entry is served at once, free (nothing was probed; docs/gateway.md).
+// POST /v1/verify: one address. Answers 200 {result} when the check ends within `wait`, else 202
+// with queue information. The check itself is services/verify-one.ts, which the console's check
+// page shares.
 
 const body = z
   .strictObject({
@@ -59,72 +56,16 @@ export const verifyRoute = defineRoute({
 
 async function verify(ctx: GatewayContext, caller: Caller, b: z.output<typeof body>, signal: AbortSignal, idempotencyKey: string | undefined): Promise<Reply> {
   const fields = b.fields ?? null;
-  const ref = b.ref ?? null;
-  const now = new Date();
-  const syntax = checkSyntax(b.email);
-  if (!syntax.ok) {
-    const result = caller.mode === 'sandbox' ? sandboxResult(b.email, now, ref) : verdict({ email: b.email, syntax, now, ref });
-    return { status: 200, body: { result: trimFields(result, fields) } };
-  }
-  if (caller.mode === 'live' && b.max_age_days != null && !b.force_fresh) {
-    const cached = await fromCache(ctx, syntax.address, b.max_age_days, now);
-    if (cached) return { status: 200, body: { result: trimFields({ ...cached, email: syntax.address, ref, cached: true }, fields) } };
-  }
-
-  let jobId = newId('job');
-  // Listen before publishing: a sandbox answer can arrive within a millisecond.
-  let waiter = b.wait > 0 ? ctx.waiter.register(jobId, signal) : null;
-  try {
-    const job = await ctx.jobs.create(caller, {
-      jobId,
-      idempotencyKey,
-      kind: 'single',
-      items: [{ email: syntax.address, ref, meta: null }],
-      label: null,
-      maxAgeDays: b.max_age_days ?? null,
-      forceFresh: b.force_fresh,
-      notifyEmail: false,
-      webhookUrl: b.webhook_url ?? null,
-      maxWallSeconds: null,
-    });
-    if (job._id === jobId) ctx.metrics.jobsCreated.inc({ kind: 'single', mode: caller.mode });
-    else {
-      // This Idempotency-Key's earlier try stored its job, then failed: this retry waits on that
-      // job (listening first, then looking whether it has already finished).
-      waiter?.cancel();
-      jobId = job._id;
-      waiter = b.wait > 0 && job.status === 'running' ? ctx.waiter.register(jobId, signal) : null;
-      if (waiter && (await ctx.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).countDocuments({ _id: itemId(jobId, 0), state: 'done' })) > 0) {
-        waiter.cancel();
-        waiter = null;
-      }
-    }
-    if (waiter) await waiter.wait(b.wait * 1000);
-  } finally {
-    waiter?.cancel();
-  }
-  if (b.wait > 0) {
-    const item = await ctx.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).findOne({ _id: itemId(jobId, 0) });
-    if (item?.state === 'done' && item.result) return { status: 200, body: { result: trimFields(resultOfItem(item), fields) } };
-  }
-  const load = await ctx.load.current();
-  const eta = queuedSingleEta(load, caller.mode);
-  // No estimate (no probe capacity): poll at the slowest advised pace.
-  const retryAfter = Math.min(D.retryAfterMaxSeconds, Math.max(D.retryAfterMinSeconds, eta.seconds ?? D.retryAfterMaxSeconds));
+  const input = { email: b.email, ref: b.ref ?? null, maxAgeDays: b.max_age_days ?? null, forceFresh: b.force_fresh, wait: b.wait, webhookUrl: b.webhook_url ?? null, idempotencyKey };
+  const out = await verifyOne(ctx, caller, input, signal);
+  if (out.kind === 'result') return { status: 200, body: { result: trimFields(out.result, fields) } };
+  const q = out.queued;
   const queued: VerifyQueuedResponse = {
-    job_id: jobId,
+    job_id: q.jobId,
     status: 'running',
-    estimated_seconds: eta.seconds,
-    queue: { ahead: load.queue.single, load: load.load, reason: eta.reason },
-    status_url: `${ctx.config.PUBLIC_BASE_URL}/v1/jobs/${jobId}`,
+    estimated_seconds: q.estimatedSeconds,
+    queue: { ahead: q.ahead, load: q.load, reason: q.reason },
+    status_url: `${ctx.config.PUBLIC_BASE_URL}/v1/jobs/${q.jobId}`,
   };
-  return { status: 202, body: queued, headers: { 'Retry-After': String(retryAfter), Location: queued.status_url } };
+  return { status: 202, body: queued, headers: { 'Retry-After': String(q.retryAfterSeconds), Location: queued.status_url } };
 }
-
-// The shared cache is keyed by the case-folded address (cacheId, as the scheduler stores it).
-async function fromCache(ctx: GatewayContext, email: string, days: number, now: Date): Promise<CacheDoc['result'] | null> {
-  const since = new Date(now.getTime() - days * 24 * 60 * 60 * 1000);
-  const doc = await ctx.db.collection<CacheDoc>(COLLECTIONS.verificationCache.name).findOne({ _id: cacheId(email), checked_at: { $gte: since } });
-  return doc?.result ?? null;
-}
-

@@ -4,6 +4,7 @@ import { DayLimiter } from '@dv/runtime';
 import { loadAssets, OneTimeTokens, SessionStore, WEB_ASSETS_DIR, type Assets } from '@dv/web';
 import type { GatewayContext } from '../context.ts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
+import { consoleKeyPrefix } from './links.ts';
 import { createConsoleMailer, type ConsoleMailer } from './mail.ts';
 import { UploadStore } from './uploads.ts';
 
@@ -47,7 +48,7 @@ const CONSOLE_ASSETS_DIR = fileURLToPath(new URL('../../assets/', import.meta.ur
 
 export function createConsoleContext(api: GatewayContext): ConsoleContext {
   const c = api.config;
-  const prefix = `${c.REDIS_KEY_PREFIX}console`;
+  const prefix = consoleKeyPrefix(c.REDIS_KEY_PREFIX);
   return {
     api,
     assets: loadAssets([WEB_ASSETS_DIR, CONSOLE_ASSETS_DIR]),

@@ -19,3 +19,12 @@ export function relative(d: Date | string, nowMs = Date.now()): string {
   const text = plural(n, unit as string);
   return s < 0 ? `${text} ago` : s === 0 ? 'now' : `in ${text}`;
 }
+
+/** A span of seconds as people say it: "45 seconds", "20 minutes", "3 hours", "2 days". */
+export function duration(seconds: number): string {
+  const a = Math.max(0, Math.round(seconds));
+  if (a < 90) return plural(a, 'second');
+  if (a < 90 * 60) return plural(Math.round(a / 60), 'minute');
+  if (a < 36 * 3_600) return plural(Math.round(a / 3_600), 'hour');
+  return plural(Math.round(a / 86_400), 'day');
+}

@@ -6,13 +6,18 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connectMongo } from '@dv/runtime';
 import { Redis } from 'ioredis';
+import { consoleSignInLink } from '@dv/gateway/admin';
 import { formatInbox } from '../inbox/format.ts';
 import { readEntries } from '../inbox/store.ts';
+import { DEMO_CONSOLE_LINK_TTL_MS } from '../demo-account.ts';
 import { mintFreeLookupKey, resetLookupQuota } from '../lookup-admin.ts';
 import { REPO_ROOT } from '@dv/stack';
 
 const LOCAL_USAGE = `Local stack (npm start / npm run demo):
   inbox [--last N] [--json]   mails the services sent (with their links) and webhook deliveries (with the signature check)
+
+Console:
+  console-link EMAIL          a fresh one-time sign-in link to the console for that address (works once, for 24 h)
 
 Lookup service:
   lookup-key:create  --email EMAIL        a free lookup key for that email, no email round trip (printed once; revokes its earlier keys)
@@ -37,6 +42,15 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+/** PUBLIC_BASE_URL when set, else the running launcher's gateway (its demo.json). */
+function gatewayBaseUrl(): string {
+  if (process.env.PUBLIC_BASE_URL) return process.env.PUBLIC_BASE_URL;
+  const file = join(localDir, 'demo.json');
+  const fromDemo = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { gateway?: string }).gateway : undefined;
+  if (!fromDemo) fail(`PUBLIC_BASE_URL is not set and no \`npm start\` stack has written ${file}`);
+  return fromDemo;
+}
+
 const print = (out: unknown) => process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 
 if (command === 'lookup-key:create') {
@@ -54,6 +68,16 @@ if (command === 'lookup-key:create') {
   const redis = new Redis(stackUrl('REDIS_URL'), { maxRetriesPerRequest: 1 });
   try {
     print(await resetLookupQuota(redis, values.email ? { email: values.email } : { ip: values.ip! }));
+  } finally {
+    redis.disconnect();
+  }
+} else if (command === 'console-link') {
+  const { positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) fail('give one address: npm run admin -- console-link you@example.com');
+  const redis = new Redis(stackUrl('REDIS_URL'), { maxRetriesPerRequest: 1 });
+  try {
+    const link = await consoleSignInLink({ redis, redisKeyPrefix: process.env.REDIS_KEY_PREFIX, baseUrl: gatewayBaseUrl(), email: positionals[0]!, ttlMs: DEMO_CONSOLE_LINK_TTL_MS }).catch((err: Error) => fail(err.message));
+    process.stdout.write(`${link.url}\n(works once, until ${link.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)\n`);
   } finally {
     redis.disconnect();
   }

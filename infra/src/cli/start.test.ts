@@ -81,6 +81,8 @@ beforeAll(async () => {
 
 interface DemoJson {
   gateway: string;
+  console: string;
+  console_signin: string;
   lookup: string;
   keys: { sandbox: string };
   inbox: { webhook_url: string };
@@ -145,6 +147,51 @@ describe('npm start: every push channel works with no setting, links point home'
     expect(listing).toContain('"Verification finished');
     expect(listing).toContain(verify);
     expect(listing).toMatch(new RegExp(`/hooks/acc_\\w+ {2}job\\.completed evt_\\w+ job ${jobId} {2}signature valid`));
+  });
+});
+
+/** Uses a console sign-in link as a browser does (its page, then its button); returns the answer. */
+async function useSignInLink(link: string): Promise<{ status: number; location: string | null; cookie: string }> {
+  const page = await fetch(link);
+  expect(page.status).toBe(200);
+  const text = await page.text();
+  expect(text).toContain('<h1>Sign in as demo@example.com</h1>');
+  const jar = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const origin = new URL(link).origin;
+  const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(text)?.[1] ?? '';
+  const used = await fetch(`${origin}/app/sign-in/link`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: jar, origin, 'sec-fetch-site': 'same-origin', 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: field('_csrf'), token: field('token') }).toString(),
+  });
+  const cookie = [jar, ...used.headers.getSetCookie().map((c) => c.split(';')[0])].join('; ');
+  return { status: used.status, location: used.headers.get('location'), cookie };
+}
+
+describe('npm start: the console and a ready sign-in link', () => {
+  it('prints and records the console and a one-time link that signs the demo owner in; admin console-link makes another', { timeout: 60_000 }, async () => {
+    const demo = JSON.parse(readFileSync(join(dir, 'demo.json'), 'utf8')) as DemoJson;
+    const gateway = `http://127.0.0.1:${env.GATEWAY_PORT}`;
+    expect(demo.console).toBe(`${gateway}/app/`);
+    expect(demo.console_signin).toMatch(new RegExp(`^${gateway}/app/sign-in/link\\?token=[\\w-]+$`));
+    expect(first.out()).toContain(`Console: ${gateway}/app/`);
+    expect(first.out()).toContain(`  ${demo.console_signin}\n`);
+
+    const used = await useSignInLink(demo.console_signin);
+    expect([used.status, used.location]).toEqual([303, '/app/']);
+    const home = await fetch(`${gateway}/app/`, { headers: { cookie: used.cookie } });
+    expect(await home.text()).toContain('<h1>Demo</h1>');
+    // It works once.
+    expect((await fetch(demo.console_signin)).status).toBe(410);
+
+    const admin = spawn(process.execPath, [ADMIN, 'console-link', 'demo@example.com'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let printed = '';
+    admin.stdout!.on('data', (d: Buffer) => (printed += d.toString()));
+    expect(await new Promise((r) => admin.once('exit', r))).toBe(0);
+    const fresh = /^(http\S+)\n\(works once, until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\n$/.exec(printed)?.[1];
+    expect(fresh).toMatch(new RegExp(`^${gateway}/app/sign-in/link\\?token=`));
+    expect((await useSignInLink(fresh!)).status).toBe(303);
   });
 });
 

@@ -8,12 +8,13 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
+import { Redis } from 'ioredis';
 import { getAccount } from '@dv/accounts';
 import { applySchema } from '@dv/stack';
-import { DEMO_ACCOUNT, DEMO_PORTFOLIO_DOMAINS, ensureDemoAccount, ensureDemoPortfolio, ensureDemoPortfolioAccounts, ensureDemoPortfolioKey } from '../demo-account.ts';
+import { DEMO_ACCOUNT, DEMO_PORTFOLIO_DOMAINS, demoConsole, ensureDemoAccount, ensureDemoPortfolio, ensureDemoPortfolioAccounts, ensureDemoPortfolioKey } from '../demo-account.ts';
 import { DEFAULT_PORTS, SERVICE_NAMES, stackSecretsEnv, startServiceProcess, type RunningProcess, type ServiceName } from '@dv/stack';
 import { caBundleFile, ensureLocalCa, loopbackServerCert } from '../local-ca.ts';
-import { localServiceEnv } from '../local-env.ts';
+import { localServiceEnv, publicBaseUrls } from '../local-env.ts';
 import { startMailCatcher, type MailCatcher } from '../mail-catcher.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver.ts';
 import { REPO_ROOT, startStack, type Stack } from '@dv/stack';
@@ -69,6 +70,16 @@ async function stopAll(code: number): Promise<never> {
   process.exit(code);
 }
 
+/** A short-lived Redis connection for one piece of work. */
+async function withRedis<T>(redisUrl: string, work: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    return await work(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
@@ -113,20 +124,22 @@ try {
     };
     services.push(await ServiceWatch.start({ name, start, say, onGiveUp, logFile: join(logDir, `${name}.log`) }));
   }
+  const url = (name: ServiceName) => services.find((s) => s.name === name)?.url ?? '';
   const keys = await ensureDemoAccount(db);
   const portfolioKey = await ensureDemoPortfolioKey(db, keys.accountId);
   const portfolioOthers = await ensureDemoPortfolioAccounts(db, { world: Boolean(world) });
   // The scanner (role both) scans the simulated world's domains; on the real internet nothing is added.
   const portfolioAdded = world ? await ensureDemoPortfolio(db, keys.accountId) : null;
   const credits = (await getAccount(db, keys.accountId)).credits;
+  const consoleLinks = await withRedis(stack.env.REDIS_URL as string, (redis) => demoConsole(redis, publicBaseUrls(ports).gateway ?? url('gateway')));
 
-  const url = (name: ServiceName) => services.find((s) => s.name === name)?.url ?? '';
   const webhookUrl = receiver.urlFor(keys.accountId);
   const summary = {
     gateway: url('gateway'),
     lookup: url('lookup'),
     portfolio: url('portfolio-scanner'),
     portfolio_mcp: `${url('portfolio-scanner')}/mcp`,
+    ...consoleLinks,
     keys: { live: keys.live, sandbox: keys.sandbox, portfolio: portfolioKey, portfolio_other: portfolioOthers.other, portfolio_no_api: portfolioOthers.noApi },
     inbox: { smtp_relay_url: mailCatcher.url, webhook_url: webhookUrl },
   };
@@ -144,6 +157,10 @@ try {
   const mcpCall = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_dashboard_summary', arguments: {} } });
   say(`    curl -H "Authorization: Bearer ${portfolioKey}" -H "Content-Type: application/json" -H "Accept: application/json, text/event-stream" -d '${mcpCall}' ${summary.portfolio_mcp}`);
   say(`  portfolio keys of a second Enterprise Max account and of a plan without API access (403): in .local/demo.json`);
+  say('');
+  say(`Console: ${consoleLinks.console}`);
+  say(`  sign in as ${DEMO_ACCOUNT.email} (works once, for 24 h; another: npm run admin -- console-link ${DEMO_ACCOUNT.email}):`);
+  say(`  ${consoleLinks.console_signin}`);
   say('');
   say('Try:');
   for (const line of firstCurls(summary, keys, demo, { webhookUrl })) say(`  ${line}`);

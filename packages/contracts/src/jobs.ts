@@ -1,5 +1,5 @@
 import type { VerificationResult } from '@dv/verdict';
-import type { VerifyItemMessage } from './messages.ts';
+import type { SmtpReply, VerifyItemMessage } from './messages.ts';
 import { SUBJECTS } from './subjects.ts';
 
 // The verification pipeline's stored documents, shared by the gateway (writes jobs and items,
@@ -94,6 +94,16 @@ export interface UnpublishedMark {
 
 export type ItemState = 'queued' | 'waiting_retry' | 'done' | 'canceled';
 
+/** What a probe saw for an item's deciding attempt, for a person to read (the console's check page). */
+export interface ItemEvidence {
+  /** The MX host that answered. */
+  mx_host: string | null;
+  /** The reply that decided: a foreign server's text, only ever shown as text. */
+  reply: SmtpReply | null;
+  /** Whether the random-address catch-all probe ran, and what it got. */
+  catch_all_probe: 'accepted' | 'refused' | 'not_run';
+}
+
 export interface JobItemDoc {
   _id: string; // `${job_id}:${seq}`: the same id is the JetStream message id, so a republish is deduplicated
   job_id: string;
@@ -105,6 +115,8 @@ export interface JobItemDoc {
   meta: Record<string, string> | null;
   state: ItemState;
   result: VerificationResult | null;
+  /** Added: what the deciding probe attempt saw; absent when no probe decided or it was not kept. */
+  evidence?: ItemEvidence | null;
   attempts: number;
   /** Greylist ladder: when the item is due again (durable: a restart picks it up). */
   next_attempt_at: Date | null;

@@ -3,8 +3,8 @@
 // from choosing a node (dispatch.ts) and sending (dispatch-send.ts) because it is where every
 // learned fact (MX down, error budget, RCPT limit, catch-all, pause, block) is written, and
 // where Redis failing to take one is held by this replica instead (local-facts.ts).
-import type { ProbeSessionReply } from '@dv/contracts';
-import { classifyReply, verdict } from '@dv/verdict';
+import type { ItemEvidence, ProbeSessionReply } from '@dv/contracts';
+import { classifyReply, verdict, type ProbeOutcome } from '@dv/verdict';
 import { retryPolicy } from '../config.ts';
 import { errorBudgetFrom } from './harvest-cut.ts';
 import { decideAddress, provesCatchAll } from './decide.ts';
@@ -24,6 +24,13 @@ const LEARNED_RCPTS_MS = 86_400_000;
 type Judged = Exclude<ReturnType<typeof decideAddress>, { kind: 'elsewhere' | 'redispatch' }>;
 
 /** One session's settling: its facts, and what its addresses did so far (one pause, one block, one park write). */
+/** What a person reads on the check page: the MX host, the reply that decided, the catch-all probe. */
+export function evidenceOf(reply: ProbeSessionReply, address: string, probe: ProbeOutcome): ItemEvidence {
+  const own = reply.results.find((r) => r.address === address)?.reply ?? null;
+  const catchAll = probe.catchAll === null ? 'not_run' : probe.catchAll.class === 'accepted' ? 'accepted' : 'refused';
+  return { mx_host: reply.mx_used, reply: own ?? reply.cut?.reply ?? null, catch_all_probe: catchAll };
+}
+
 interface SettleRun {
   batch: SessionBatch;
   c: Candidate;
@@ -160,7 +167,7 @@ export class SessionSettler {
     const label = providerLabel(provider);
     switch (dec.kind) {
       case 'final':
-        this.d.finisher.finish(h, verdict({ email: h.item.email, syntax: h.syntax!, lists: h.lists, dns, probe: dec.probe, now, ref: h.item.ref }), attempt);
+        this.d.finisher.finish(h, verdict({ email: h.item.email, syntax: h.syntax!, lists: h.lists, dns, probe: dec.probe, now, ref: h.item.ref }), attempt, evidenceOf(run.reply, h.syntax!.address, dec.probe));
         break;
       case 'retry':
         this.d.metrics.greylistRetries.inc({ provider: label });

@@ -2,6 +2,7 @@
 // (a 20-address session ends 20 items at once), then acks their messages. Ack strictly after the
 // store: a crash in between redelivers, and the store finds the items already done.
 import type { Logger } from '@dv/runtime';
+import type { ItemEvidence } from '@dv/contracts';
 import type { VerificationResult } from '@dv/verdict';
 import { ackHeld, releaseHeld, type HeldItem } from '../intake/held-item.ts';
 import type { FinishedItem, ResultStore } from './store.ts';
@@ -33,8 +34,8 @@ export class Finisher {
     this.parallel = Math.max(1, opts.parallel ?? 1);
   }
 
-  finish(held: HeldItem, result: VerificationResult, attempts: number): void {
-    this.queue.push({ held, finished: { itemId: held.item._id, jobId: held.item.job_id, accountId: held.item.account_id, mode: held.mode, result, attempts } });
+  finish(held: HeldItem, result: VerificationResult, attempts: number, evidence?: ItemEvidence): void {
+    this.queue.push({ held, finished: { itemId: held.item._id, jobId: held.item.job_id, accountId: held.item.account_id, mode: held.mode, result, attempts, evidence } });
     // Its outcome is decided: what the live path needed is not kept through the store backlog.
     held.syntax = undefined;
     held.lists = undefined;

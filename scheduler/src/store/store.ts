@@ -15,6 +15,7 @@ import {
   type CacheDoc,
   type CounterDoc,
   type EventDoc,
+  type ItemEvidence,
   type JobDoc,
   type JobItemDoc,
   type LatestResultDoc,
@@ -37,6 +38,8 @@ export interface FinishedItem {
   result: VerificationResult;
   /** Probe attempts made (stored on the item). */
   attempts: number;
+  /** What the deciding probe session saw (stored on the item for people to read); absent without one. */
+  evidence?: ItemEvidence;
 }
 
 export interface StoreDeps {
@@ -125,7 +128,7 @@ export class ResultStore {
           list.map((f) => ({
             updateOne: {
               filter: { _id: f.itemId, state: { $in: OPEN_STATES } },
-              update: { $set: { state: 'done' as const, result: f.result, attempts: f.attempts, next_attempt_at: null, updated_at: now } },
+              update: { $set: { state: 'done' as const, result: f.result, attempts: f.attempts, next_attempt_at: null, updated_at: now, ...(f.evidence ? { evidence: f.evidence } : {}) } },
             },
           })),
           { session, ordered: false },

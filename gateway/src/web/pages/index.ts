@@ -1,5 +1,8 @@
 import type { PageDef } from '../page.ts';
 import { accountPage, rotateWebhookSecret } from './account.ts';
+import { checkLive } from './check-live.ts';
+import { checkResultPage } from './check-result.ts';
+import { checkPage, checkRun } from './check.ts';
 import { jobCancel } from './job-cancel.ts';
 import { jobLiveFragment, jobPage } from './job-page.ts';
 import { jobsListPage, jobsLiveFragment } from './jobs-list.ts';
@@ -41,6 +44,10 @@ export const CONSOLE_PAGES: readonly PageDef[] = [
   keysPage,
   keyCreate,
   keyRevoke,
+  checkPage,
+  checkRun,
+  checkResultPage,
+  checkLive,
   // Last: /app/lists/<job id> and below.
   jobsListPage,
   jobsLiveFragment,

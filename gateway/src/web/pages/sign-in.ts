@@ -1,6 +1,7 @@
 import { normalizeEmail } from '@dv/accounts';
 import { FREE_PLAN_MONTHLY_CREDITS } from '@dv/contracts';
 import { field, html, postForm, submit } from '@dv/web';
+import { signInLinkUrl } from '../links.ts';
 import { definePage, PageError, type PageCall } from '../page.ts';
 import type { Viewer } from '../viewer.ts';
 
@@ -64,7 +65,7 @@ export const signInSend = definePage({
     const ttlMs = cc.api.config.SIGN_IN_LINK_TTL_MINUTES * 60_000;
     const token = await cc.links.issue({ email, next }, ttlMs);
     try {
-      await cc.mailer.sendSignIn({ to: email, link: `${cc.baseUrl}/app/sign-in/link?token=${token}`, expiresAt: new Date(Date.now() + ttlMs) });
+      await cc.mailer.sendSignIn({ to: email, link: signInLinkUrl(cc.baseUrl, token), expiresAt: new Date(Date.now() + ttlMs) });
     } catch (err) {
       cc.api.log.error({ err: (err as Error).message }, 'could not send a sign-in email');
       throw new PageError(503, 'The email could not be sent', 'Our mail relay did not take the message. Try again in a minute.');
