@@ -149,4 +149,13 @@ export const GATEWAY_DEFAULTS = {
   consoleCheckWaitSeconds: 20,
   /** How often an open page's live region asks for news: a finished check shows within this. */
   consoleLiveIntervalMs: 2_000,
+  /** The same for the lists and a list's page: progress of a list is worth a look every few seconds, not more (1,000 open pages ask 333 times a second). */
+  consoleListLiveIntervalMs: 3_000,
+  /**
+   * The console's per-request reads (the viewer's memberships, a live refresh's job) go in groups:
+   * reads arriving while one is in flight share the next round trip, up to this many, with this
+   * many round trips of a kind in flight (as the API's lookups: lookupReadBatchMax).
+   */
+  consoleReadBatchMax: 256,
+  consoleReadInFlight: 2,
 } as const;

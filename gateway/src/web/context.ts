@@ -6,6 +6,7 @@ import type { GatewayContext } from '../context.ts';
 import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
 import { consoleKeyPrefix } from './links.ts';
 import { createConsoleMailer, type ConsoleMailer } from './mail.ts';
+import { ConsoleReads } from './reads.ts';
 import { UploadStore } from './uploads.ts';
 
 // What the console's pages share, built once per process beside the API's context: sessions,
@@ -42,6 +43,8 @@ export interface ConsoleContext {
   baseUrl: string;
   /** Uploaded lists waiting for their confirm step. */
   uploads: UploadStore;
+  /** The viewer's memberships and live refreshes' jobs, read in groups. */
+  reads: ConsoleReads;
 }
 
 const CONSOLE_ASSETS_DIR = fileURLToPath(new URL('../../assets/', import.meta.url));
@@ -62,5 +65,6 @@ export function createConsoleContext(api: GatewayContext): ConsoleContext {
     csrfSecret: createHmac('sha256', api.downloadSecret).update('console csrf').digest(),
     baseUrl: c.PUBLIC_BASE_URL,
     uploads: new UploadStore(api.redis, prefix, { ttlSeconds: D.consoleUploadTtlSeconds, perPerson: D.consoleUploadsPerPerson }),
+    reads: new ConsoleReads(api.db, { maxBatch: D.consoleReadBatchMax, maxInFlight: D.consoleReadInFlight }),
   };
 }

@@ -5,7 +5,8 @@ import { badge, html, progress, renderHtml, type Node, type Part } from '@dv/web
 import { jobEta } from '../services/eta.ts';
 import type { LoadView } from '../services/load.ts';
 import type { ConsoleContext } from './context.ts';
-import { count, plural } from './format.ts';
+import { GATEWAY_DEFAULTS as D } from '../defaults.ts';
+import { count, duration } from './format.ts';
 import { notFound, type PageCall, type PageResult } from './page.ts';
 import type { Viewer } from './viewer.ts';
 
@@ -14,8 +15,8 @@ import type { Viewer } from './viewer.ts';
 // state. The ETA and load are the API's own (GET /v1/jobs/{id}: services/eta.ts, load.ts).
 
 export const JOBS_PER_PAGE = 20;
-/** How often an open page asks for fresh progress while a list runs. */
-export const LIVE_EVERY_MS = 3_000;
+/** How often an open page asks for fresh progress while a list runs (defaults.ts). */
+export const LIVE_EVERY_MS = D.consoleListLiveIntervalMs;
 
 export type ListedJob = JobDoc & { decisions: DecisionCounts | null };
 
@@ -75,18 +76,12 @@ export async function jobDecisions(cc: ConsoleContext, job: JobDoc): Promise<Dec
 
 /** The viewer's account's job, or the 404 page (a malformed id, another account's job). */
 export async function ownJob(cc: ConsoleContext, accountId: string, id: unknown): Promise<JobDoc> {
-  const job = typeof id === 'string' && isId('job', id) ? await cc.api.jobs.get(accountId, id) : null;
+  const job = typeof id === 'string' && isId('job', id) ? await cc.reads.job(accountId, id) : null;
   if (!job) throw notFound('That list');
   return job;
 }
 
 const LOAD_WORDS: Record<LoadView['load'], string> = { normal: 'normal', busy: 'busy: lists take longer than usual', saturated: 'saturated: lists wait for capacity' };
-
-function duration(seconds: number): string {
-  if (seconds < 90) return plural(seconds, 'second');
-  if (seconds < 5_400) return plural(Math.round(seconds / 60), 'minute');
-  return plural(Math.round(seconds / 3_600), 'hour');
-}
 
 /** "about 3 minutes left", or why no estimate is possible; null once the job ended. */
 export function etaWords(job: JobDoc, load: LoadView, now = new Date()): string | null {

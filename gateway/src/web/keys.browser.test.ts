@@ -49,6 +49,10 @@ async function createAndRevoke(p: CheckedPage, javaScript: boolean): Promise<voi
   if (javaScript) {
     await copy.click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    // The outcome is said beside the button, which keeps the name it is announced by.
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Copied' }).count()).toBe(1);
+    expect(await copy.isVisible()).toBe(true);
+    expect(await axe()).toEqual([]);
   }
   expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
   await page.goto(`${h.url}/app/keys`);

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { grantMonthlyAllowance, membershipsOf, type Account, type Role } from '@dv/accounts';
+import { grantMonthlyAllowance, type Account, type Role } from '@dv/accounts';
 import { clearCookie, readCookie, setCookie, type Session } from '@dv/web';
 import type { ConsoleContext, ConsoleSessionData } from './context.ts';
 
@@ -44,7 +44,7 @@ async function monthlyAllowance(cc: ConsoleContext, account: Account): Promise<A
 export async function loadViewer(cc: ConsoleContext, req: Request, res: Response): Promise<Viewer | null> {
   const session = await cc.sessions.get(readCookie(req, SESSION_COOKIE));
   if (!session) return null;
-  const all = await membershipsOf(cc.api.db, session.subject);
+  const all = await cc.reads.membershipsOf(session.subject);
   const current = all.find((m) => m.account._id === session.data.accountId) ?? all[0];
   if (!current) {
     // Removed from every account: the session is of no use any more.

@@ -142,10 +142,20 @@ export interface AccountMembership {
 
 /** The accounts a person belongs to, oldest membership first. */
 export async function membershipsOf(db: Db, personId: string): Promise<AccountMembership[]> {
-  const mine = await memberships(db).find({ person_id: personId }).sort({ created_at: 1 }).toArray();
-  const accounts = await db.collection<Account>(COLLECTIONS.accounts.name).find({ _id: { $in: mine.map((m) => m.account_id) } }).toArray();
+  return (await membershipsOfMany(db, [personId])).get(personId) ?? [];
+}
+
+/** The same for several people in two queries (the console reads every request's viewer through it, grouped). */
+export async function membershipsOfMany(db: Db, personIds: readonly string[]): Promise<Map<string, AccountMembership[]>> {
+  const all = await memberships(db).find({ person_id: { $in: [...new Set(personIds)] } }).sort({ created_at: 1 }).toArray();
+  const accounts = await db.collection<Account>(COLLECTIONS.accounts.name).find({ _id: { $in: [...new Set(all.map((m) => m.account_id))] } }).toArray();
   const byId = new Map(accounts.map((a) => [a._id, a]));
-  return mine.flatMap((m) => (byId.has(m.account_id) ? [{ membership: m, account: byId.get(m.account_id)! }] : []));
+  const out = new Map<string, AccountMembership[]>(personIds.map((id) => [id, []]));
+  for (const m of all) {
+    const account = byId.get(m.account_id);
+    if (account) out.get(m.person_id)?.push({ membership: m, account });
+  }
+  return out;
 }
 
 /** The person's role in the account, or null when they do not belong to it. */

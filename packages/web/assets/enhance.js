@@ -38,7 +38,8 @@ function enableConfirmations() {
 /**
  * Regions with data-live="<url>" are refreshed from that URL (which answers the region's new HTML,
  * same origin) every data-live-ms milliseconds while the page is visible, until the answer carries
- * data-live-done.
+ * data-live-done. A region marked data-live-reload reloads the whole page then instead: what the
+ * end changes outside the region (a status, a cancel button) is then current too.
  */
 function enableLiveRegions() {
   for (const region of document.querySelectorAll('[data-live]')) {
@@ -50,6 +51,7 @@ function enableLiveRegions() {
           if (res.ok) {
             const next = new DOMParser().parseFromString(await res.text(), 'text/html').body.firstElementChild;
             if (next) {
+              if (next.hasAttribute('data-live-done') && region.hasAttribute('data-live-reload')) return void location.reload();
               region.replaceChildren(...next.childNodes);
               if (next.hasAttribute('data-live-done')) return;
             }

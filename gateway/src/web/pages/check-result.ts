@@ -31,7 +31,7 @@ export interface SingleCheck {
 export async function loadCheck(cc: ConsoleContext, viewer: Viewer, jobId: string): Promise<SingleCheck> {
   if (!isId('job', jobId)) throw notFound('This check');
   // Both reads at once (a live region asks every 2 s); the item counts only if the job is the account's.
-  const [job, item] = await Promise.all([cc.api.jobs.get(viewer.account._id, jobId), cc.api.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).findOne({ _id: itemId(jobId, 0) })]);
+  const [job, item] = await Promise.all([cc.reads.job(viewer.account._id, jobId), cc.api.db.collection<JobItemDoc>(COLLECTIONS.jobItems.name).findOne({ _id: itemId(jobId, 0) })]);
   if (!job || job.kind !== 'single') throw notFound('This check');
   return { job, item };
 }

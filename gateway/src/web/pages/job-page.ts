@@ -14,7 +14,8 @@ import { definePage } from '../page.ts';
 /** The moving part: progress, ETA and the outcome by status; the live answer stops once the job ended. */
 export function jobRegion(job: JobDoc, load: LoadView): Node {
   const running = job.status === 'running';
-  return html`<div id="job-live" data-live=${running ? `/app/lists/${job._id}/live` : undefined} data-live-ms=${running ? LIVE_EVERY_MS : undefined} data-live-done=${running ? undefined : ''}>
+  // The end of a list changes more than this region (status, ended, cancel): the page reloads then.
+  return html`<div id="job-live" data-live=${running ? `/app/lists/${job._id}/live` : undefined} data-live-ms=${running ? LIVE_EVERY_MS : undefined} data-live-done=${running ? undefined : ''} data-live-reload=${running ? '' : undefined}>
     ${progressLine(job, load)}
     ${proportionBar('Results by status', STATUS_PARTS(job.counts))}
   </div>`;
