@@ -158,4 +158,6 @@ export const GATEWAY_DEFAULTS = {
    */
   consoleReadBatchMax: 256,
   consoleReadInFlight: 2,
+  /** The account page's 30-day chart (an aggregation over the month's jobs) is kept this long per account: it is drawn by day. */
+  consoleUsageChartTtlMs: 60_000,
 } as const;

@@ -8,6 +8,7 @@ import { consoleKeyPrefix } from './links.ts';
 import { createConsoleMailer, type ConsoleMailer } from './mail.ts';
 import { ConsoleReads } from './reads.ts';
 import { UploadStore } from './uploads.ts';
+import { DailyUsageCache } from './usage.ts';
 
 // What the console's pages share, built once per process beside the API's context: sessions,
 // one-time links, the sign-in limits, the mailer and the assets.
@@ -45,6 +46,8 @@ export interface ConsoleContext {
   uploads: UploadStore;
   /** The viewer's memberships and live refreshes' jobs, read in groups. */
   reads: ConsoleReads;
+  /** The account page's 30-day chart, kept a minute per account. */
+  usage: DailyUsageCache;
 }
 
 const CONSOLE_ASSETS_DIR = fileURLToPath(new URL('../../assets/', import.meta.url));
@@ -66,5 +69,6 @@ export function createConsoleContext(api: GatewayContext): ConsoleContext {
     baseUrl: c.PUBLIC_BASE_URL,
     uploads: new UploadStore(api.redis, prefix, { ttlSeconds: D.consoleUploadTtlSeconds, perPerson: D.consoleUploadsPerPerson }),
     reads: new ConsoleReads(api.db, { maxBatch: D.consoleReadBatchMax, maxInFlight: D.consoleReadInFlight }),
+    usage: new DailyUsageCache(api.db, D.consoleUsageChartTtlMs),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { idTimeMs, newId } from '@dv/contracts';
-import { dayKeys, fillDays, firstDay, firstJobIdAt, monthStart, nextMonthStart } from './usage.ts';
+import { DailyUsageCache, dayKeys, fillDays, firstDay, firstJobIdAt, monthStart, nextMonthStart } from './usage.ts';
 
 // The account page's date arithmetic and the job-id bound its usage query filters on.
 
@@ -31,5 +31,39 @@ describe('usage dates', () => {
     expect(made >= bound).toBe(true);
     expect(made < firstJobIdAt(new Date(Date.now() + 1000))).toBe(true);
     expect(firstJobIdAt(new Date(now - 1)) < bound).toBe(true);
+  });
+});
+
+describe('the usage chart kept per account', () => {
+  it('reads once within its lifetime and day, again after either ends, and never keeps a failed read', async () => {
+    let reads = 0;
+    let fail = false;
+    // A stand-in for the one aggregation the chart makes: only its count of calls matters here.
+    const db = {
+      collection: () => ({
+        aggregate: () => ({
+          toArray: async () => {
+            reads++;
+            if (fail) throw new Error('down');
+            return [];
+          },
+        }),
+      }),
+    } as unknown as ConstructorParameters<typeof DailyUsageCache>[0];
+    const cache = new DailyUsageCache(db, 60_000);
+    const t0 = new Date('2026-12-07T23:59:00Z');
+    await cache.get('acc_a', t0);
+    await cache.get('acc_a', new Date(t0.getTime() + 30_000));
+    expect(reads).toBe(1);
+    await cache.get('acc_b', t0);
+    expect(reads).toBe(2);
+    // Past midnight: a new day's chart, whatever the lifetime says.
+    await cache.get('acc_a', new Date('2026-12-08T00:00:10Z'));
+    expect(reads).toBe(3);
+    fail = true;
+    await expect(cache.get('acc_c', t0)).rejects.toThrow('down');
+    fail = false;
+    await cache.get('acc_c', t0);
+    expect(reads).toBe(5);
   });
 });

@@ -65,6 +65,35 @@ export async function dailyUsage(db: Db, accountId: string, now = new Date()): P
   return fillDays(dayKeys(from), rows);
 }
 
+/**
+ * dailyUsage kept a short while per account: the chart is by day, so a minute's delay is not
+ * seen, while an account with many lists would otherwise pay the aggregation on every visit.
+ */
+export class DailyUsageCache {
+  private readonly kept = new Map<string, { at: number; usage: Promise<DailyUsage> }>();
+  private readonly db: Db;
+  private readonly ttlMs: number;
+  private readonly maxAccounts: number;
+  constructor(db: Db, ttlMs: number, maxAccounts = 10_000) {
+    this.db = db;
+    this.ttlMs = ttlMs;
+    this.maxAccounts = maxAccounts;
+  }
+
+  get(accountId: string, now = new Date()): Promise<DailyUsage> {
+    // The day is part of the key: a new day starts a new chart at once.
+    const key = `${accountId}:${now.toISOString().slice(0, 10)}`;
+    const hit = this.kept.get(key);
+    if (hit && now.getTime() - hit.at < this.ttlMs) return hit.usage;
+    const usage = dailyUsage(this.db, accountId, now);
+    if (this.kept.size >= this.maxAccounts) this.kept.clear();
+    this.kept.set(key, { at: now.getTime(), usage });
+    // A failed read is not kept: the next visit tries again.
+    usage.catch(() => this.kept.delete(key));
+    return usage;
+  }
+}
+
 /** Every day in `days`, zero where no job was made. */
 export function fillDays(days: string[], rows: readonly ({ _id: string } & Partial<Record<UsageStatus, number>>)[]): DailyUsage {
   const byDay = new Map(rows.map((r) => [r._id, r]));

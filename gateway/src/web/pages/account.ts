@@ -4,7 +4,7 @@ import { badge, copyable, facts, html, postForm, stackedColumns, submit, type No
 import { count, utcDate } from '../format.ts';
 import { confirmForm } from '../forms.ts';
 import { definePage, type PageCall } from '../page.ts';
-import { creditsUsedThisMonth, dailyUsage, monthStart, nextMonthStart, type DailyUsage } from '../usage.ts';
+import { creditsUsedThisMonth, monthStart, nextMonthStart, type DailyUsage } from '../usage.ts';
 import type { Viewer } from '../viewer.ts';
 
 // GET /app/account: what GET /v1/account says, for people: the account, its credits and this
@@ -99,7 +99,7 @@ export const accountPage = definePage({
   handle: async (call) => {
     const { cc, viewer: v } = call;
     const a = v.account;
-    const [usedThisMonth, usedToday, usage] = await Promise.all([creditsUsedThisMonth(cc.api.db, a._id), cc.api.limits.usedToday(a._id), dailyUsage(cc.api.db, a._id)]);
+    const [usedThisMonth, usedToday, usage] = await Promise.all([creditsUsedThisMonth(cc.api.db, a._id), cc.api.limits.usedToday(a._id), cc.usage.get(a._id)]);
     return {
       title: 'Account',
       body: html`<h1>${a.name}</h1>
