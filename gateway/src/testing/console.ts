@@ -19,6 +19,8 @@ export interface ConsoleHarness extends GatewayHarness {
   sessionCookie(email: string, opts?: { accountId?: string; sandbox?: boolean }): Promise<string>;
   /** The emailed-link flow in a browser page. */
   signInBrowser(page: Page, email: string): Promise<void>;
+  /** A GET as the browser with `cookie` sends it, redirects not followed; the answer and its text. */
+  page(path: string, cookie?: string): Promise<{ res: Response; status: number; text: string }>;
 }
 
 export const formToken = (page: string): string => /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
@@ -93,8 +95,13 @@ export async function startConsoleHarness(opts: { label: string; scheduler?: boo
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/app\/(?!sign-in)/);
   };
+  const page = async (path: string, cookie = '') => {
+    const res = await fetch(`${gw.url}${path}`, { headers: { cookie }, redirect: 'manual' });
+    return { res, status: res.status, text: await res.text() };
+  };
   return {
     ...gw,
+    page,
     relay,
     mailedLink,
     signInCookie,

@@ -20,10 +20,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const page = async (path: string, cookie: string) => {
-  const res = await fetch(`${h.url}${path}`, { headers: { cookie }, redirect: 'manual' });
-  return { res, text: await res.text() };
-};
+const page = (path: string, cookie?: string) => h.page(path, cookie);
 
 /** POSTs a form of `from` and follows the redirect with the flash cookie; returns the first answer and the page after. */
 async function submitForm(from: string, path: string, cookie: string, fields: Record<string, string>) {

@@ -18,10 +18,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const get = async (path: string, cookie: string) => {
-  const res = await fetch(`${h.url}${path}`, { headers: { cookie }, redirect: 'manual' });
-  return { res, text: await res.text() };
-};
+const get = (path: string, cookie?: string) => h.page(path, cookie);
 
 async function check(cookie: string, email: string): Promise<Response> {
   const form = await get('/app/check', cookie);

@@ -20,10 +20,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const page = async (path: string, cookie: string) => {
-  const res = await fetch(`${h.url}${path}`, { headers: { cookie }, redirect: 'manual' });
-  return { res, text: await res.text() };
-};
+const page = (path: string, cookie?: string) => h.page(path, cookie);
 
 const nonceOf = (html: string): string => /name="once" value="([^"]+)"/.exec(html)?.[1] ?? '';
 

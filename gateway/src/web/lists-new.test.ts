@@ -26,10 +26,7 @@ async function signedIn(opts: { credits?: number; role?: 'owner' | 'member'; san
   return { ...t, cookie, email };
 }
 
-const page = async (path: string, cookie: string) => {
-  const res = await fetch(`${h.url}${path}`, { headers: { cookie }, redirect: 'manual' });
-  return { res, text: await res.text() };
-};
+const page = (path: string, cookie?: string) => h.page(path, cookie);
 
 async function upload(cookie: string, file: Buffer | string, name: string, fields: Record<string, string> = {}, opts: { csrf?: boolean } = {}) {
   const token = formToken((await page('/app/lists/new', cookie)).text);

@@ -38,10 +38,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const page = async (path: string, cookie: string) => {
-  const res = await fetch(`${h.url}${path}`, { headers: { cookie }, redirect: 'manual' });
-  return { status: res.status, text: await res.text(), res };
-};
+const page = (path: string, cookie?: string) => h.page(path, cookie);
 
 describe('the lists page', () => {
   it("shows the account's lists with status, progress, counts by status and decision, hostile labels as text", async () => {

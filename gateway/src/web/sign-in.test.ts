@@ -16,10 +16,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const page = async (path: string, cookie = '') => {
-  const res = await fetch(`${h.url}${path}`, { headers: { cookie }, redirect: 'manual' });
-  return { res, text: await res.text() };
-};
+const page = (path: string, cookie?: string) => h.page(path, cookie);
 
 async function requestLink(email: string): Promise<{ jar: string; res: Response; text: string }> {
   const form = await fetch(`${h.url}/app/sign-in`);
