@@ -123,11 +123,15 @@ export function redirectSource(redirectUri: string): string {
 
 /**
  * @dv/web's page headers, with the client's redirect as a form target besides this origin, and no
- * referrer at all: the page's address carries the client's state and PKCE challenge.
+ * referrer at all: the page's address carries the client's state and PKCE challenge. Without
+ * Cross-Origin-Opener-Policy: a web client opens this page in a popup and its callback page, once
+ * redirected back, talks to the window that opened it; `same-origin` here would cut that link for
+ * good (nothing of this page is reachable from the opener either way: it cannot be framed).
  */
 export function pageHeaders(formTargets: string[]): Record<string, string> {
+  const { 'Cross-Origin-Opener-Policy': _coop, ...headers } = PAGE_SECURITY_HEADERS;
   return {
-    ...PAGE_SECURITY_HEADERS,
+    ...headers,
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
     'Content-Security-Policy': contentSecurityPolicy({ formActions: formTargets }),

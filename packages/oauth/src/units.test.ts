@@ -140,6 +140,8 @@ describe('credentials and the page', () => {
     expect(csp).toContain("style-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
+    // A web client's popup keeps its opener through the redirect back.
+    expect(pageHeaders([])).not.toHaveProperty('Cross-Origin-Opener-Policy');
     expect(redirectSource('https://a.example:8443/cb')).toBe('https://a.example:8443');
     expect(redirectSource('cursor://x/cb')).toBe('cursor:');
   });
