@@ -101,7 +101,7 @@ it("refuses another account's key id forged into the page's form, and without a 
 
 it('the consent page and its error page: strict CSP, nothing refused or foreign, axe clean, 360 px, a hostile client name as text', async () => {
   const owner = await h.account();
-  await createApiKey(h.db, owner.account._id, `Agent ${HOSTILE_CLIENT_NAME}`, 'live');
+  await createApiKey(h.db, owner.account._id, 'Agent <img src=x onerror=alert(3)>', 'live');
   const flow = oauthFlow(() => h.url);
   const clientId = (await flow.register({ client_name: HOSTILE_CLIENT_NAME })).body.client_id!;
   const url = flow.authorizeUrl(clientId, pkce().challenge);

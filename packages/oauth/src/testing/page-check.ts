@@ -7,8 +7,8 @@ import { axeViolations, checkedPage, horizontalOverflow } from '@dv/web/testing'
 // another origin, no serious or critical axe violation, nothing wider than the viewport, the
 // shared stylesheet applied, and a client name carrying markup shown as text.
 
-/** A client name a registrant could choose: markup that would run if it were not text. */
-export const HOSTILE_CLIENT_NAME = '<img src=x onerror=alert(1)>Evil <script>alert(2)</script>';
+/** A client name a registrant could choose: markup that would run if it were not text, and a word too long for a phone. */
+export const HOSTILE_CLIENT_NAME = `<img src=x onerror=alert(1)>Evil <script>alert(2)</script> Agent${'W'.repeat(90)}`;
 
 export interface ConsentPageCheck {
   /** Text the page's h1 shows. */
