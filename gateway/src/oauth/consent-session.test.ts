@@ -53,7 +53,7 @@ describe('approving as the signed-in person', () => {
     await revokeApiKey(h.db, gone.record._id, o.account._id);
     const c = await consent(o.cookie);
     expect(c.html).toContain(`Signed in as ${o.account.email}`);
-    expect(c.html).toContain('Agent &lt;i&gt;key&lt;/i&gt;');
+    expect(c.html).toContain('Agent &lt;i>key&lt;/i>');
     expect(c.html).not.toContain('revoked one');
     expect(c.html).not.toContain('>sandbox (');
     expect(c.html).toContain(`<option value="${second.record._id}" selected>`);

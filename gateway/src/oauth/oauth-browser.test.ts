@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiKey, parseKey, revokeApiKey } from '@dv/accounts';
-import { oauthFlow, pkce, startBrowserConsent, type BrowserConsent } from '@dv/oauth/testing';
+import { expectCleanConsentPage, HOSTILE_CLIENT_NAME, oauthFlow, pkce, startBrowserConsent, type BrowserConsent } from '@dv/oauth/testing';
 import { MCP_TOOL_NAMES } from '../mcp/server.ts';
 import { startConsoleHarness, type ConsoleHarness } from '../testing/console.ts';
 import { call, type TestAccount } from '../testing/harness.ts';
@@ -9,7 +9,8 @@ import { call, type TestAccount } from '../testing/harness.ts';
 // from the 401, registers, and sends the user to the consent page; headless Chromium (Debian's,
 // driven by Playwright) pastes the key and approves; the SDK exchanges the code (PKCE) and calls
 // tools with the token. Then the key is revoked and the next MCP call is refused. A person signed
-// in to the console approves instead with a key of their account chosen on the page.
+// in to the console approves instead with a key of their account chosen on the page. The consent
+// page and its error page are held to @dv/web's bars, with markup in the client's name.
 
 let h: ConsoleHarness;
 let a: TestAccount;
@@ -96,4 +97,19 @@ it("refuses another account's key id forged into the page's form, and without a 
     await context.close();
   }
   expect((await call(h.url, '/v1/account', { key: other.live })).status).toBe(200);
+}, 120_000);
+
+it('the consent page and its error page: strict CSP, nothing refused or foreign, axe clean, 360 px, a hostile client name as text', async () => {
+  const owner = await h.account();
+  await createApiKey(h.db, owner.account._id, 'Agent <img src=x onerror=alert(3)>', 'live');
+  const flow = oauthFlow(() => h.url);
+  const clientId = (await flow.register({ client_name: HOSTILE_CLIENT_NAME })).body.client_id!;
+  const url = flow.authorizeUrl(clientId, pkce().challenge);
+  const heading = `Connect ${HOSTILE_CLIENT_NAME} to Email verification`;
+  await expectCleanConsentPage(consent.browser, url, { heading, width: 360 });
+  await expectCleanConsentPage(consent.browser, url, { heading, width: 1280, colorScheme: 'dark' });
+  const signedIn = { heading, cookies: await consoleCookie(owner), shows: [`Signed in as ${owner.account.email}`] };
+  await expectCleanConsentPage(consent.browser, url, { ...signedIn, width: 360 });
+  await expectCleanConsentPage(consent.browser, url, { ...signedIn, width: 1280, colorScheme: 'dark' });
+  await expectCleanConsentPage(consent.browser, flow.authorizeUrl('no-such-client', pkce().challenge), { heading: 'Authorization failed', width: 360, status: 400, shows: ['Unknown client_id'] });
 }, 120_000);

@@ -11,13 +11,13 @@ import { GATEWAY_OAUTH_STORE, gatewayOAuthLimits } from './store.ts';
 // The gateway's OAuth authorization server for MCP connector clients (docs/oauth.md): @dv/oauth
 // with the verification API's keys (dv_live_/dv_test_, checked by the same AuthService as every
 // /v1 call, so plan and account status apply), its scope `verify`, its collections and token
-// prefixes. A token acts as the key it was made from on /mcp and on every /v1 route. With the
-// console's context, a person signed in to the console may approve with one of their account's
-// keys instead of pasting one (session-approval.ts).
+// prefixes. A token acts as the key it was made from on /mcp and on every /v1 route. A person
+// signed in to the console may approve with one of their account's keys instead of pasting one
+// (session-approval.ts); the consent page uses the console's assets.
 
 export const GATEWAY_OAUTH_SCOPE = 'verify';
 
-export function gatewayOAuthServer(ctx: GatewayContext, cc?: ConsoleContext): OAuthServer {
+export function gatewayOAuthServer(ctx: GatewayContext, cc: ConsoleContext): OAuthServer {
   const base = ctx.config.PUBLIC_BASE_URL;
   return new OAuthServer({
     db: ctx.db,
@@ -29,6 +29,8 @@ export function gatewayOAuthServer(ctx: GatewayContext, cc?: ConsoleContext): OA
     sealSecret: ctx.downloadSecret,
     marks: ctx.marks,
     ...GATEWAY_OAUTH_STORE,
+    // The console's assets, already served at /assets/ (web/mount.ts): the consent page's styles.
+    assets: cc.assets,
     consent: {
       productName: 'Email verification',
       whatItMayDo: "verify addresses (spending that key's credits; sandbox keys are free), create, read and cancel jobs, and read your account.",
@@ -53,7 +55,7 @@ export function gatewayOAuthServer(ctx: GatewayContext, cc?: ConsoleContext): OA
         return found !== null && found.account.status === 'active';
       },
     },
-    ...(cc ? { sessionApproval: consoleSessionApproval(cc) } : {}),
+    sessionApproval: consoleSessionApproval(cc),
     attempts: ctx.auth.attempts,
     limits: gatewayOAuthLimits(ctx.config.OAUTH_REGISTRATIONS_PER_HOUR),
     methodNotAllowed: (method, path, allow) => new ApiError('method_not_allowed', `${method} is not supported on ${path}; use ${allow}.`, {}, { Allow: allow }),
@@ -61,6 +63,6 @@ export function gatewayOAuthServer(ctx: GatewayContext, cc?: ConsoleContext): OA
 }
 
 /** The OAuth endpoints and discovery documents; before the gateway's 404 handler. */
-export function mountGatewayOAuth(app: Express, ctx: GatewayContext, cc?: ConsoleContext): void {
+export function mountGatewayOAuth(app: Express, ctx: GatewayContext, cc: ConsoleContext): void {
   gatewayOAuthServer(ctx, cc).mount(app);
 }

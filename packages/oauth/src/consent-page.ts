@@ -1,16 +1,12 @@
-// The HTML of the consent step (GET/POST /oauth/authorize): pure functions of their inputs; the
-// words that name the service and its keys come from the service (OAuthConsentText). Every
-// value from a request or a client registration is HTML-escaped; the page loads nothing external
-// and its CSP forbids scripts, framing and posting anywhere but here (and the client's redirect,
-// which Chromium checks against form-action after the POST's redirect).
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
+import { contentSecurityPolicy, flashList, html, PAGE_SECURITY_HEADERS, renderDocument, type Assets, type Node, type VNode } from '@dv/web';
 import type { ApprovableKey, OAuthConsentText } from './options.ts';
+
+// The HTML of the consent step (GET/POST /oauth/authorize): pure functions of their inputs; the
+// words that name the service and its keys come from the service (OAuthConsentText). Markup is
+// @dv/web's, so every value from a request or a client registration (the client's name is the
+// registrant's to choose) is escaped by construction. The page loads only the service's own hashed
+// stylesheet, runs no script, cannot be framed, and may post only here (and to the client's
+// redirect, which Chromium checks against form-action after the POST's redirect).
 
 /** The signed-in person's part of the page (OAuthServerOptions.sessionApproval). */
 export interface ConsentSession {
@@ -21,6 +17,8 @@ export interface ConsentSession {
 
 export interface ConsentView {
   text: OAuthConsentText;
+  /** The service's assets: the page links @dv/web's base.css and favicon from them. */
+  assets: Assets;
   clientName: string;
   redirectUri: string;
   sealed: string;
@@ -28,57 +26,93 @@ export interface ConsentView {
   session?: ConsentSession | null;
 }
 
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1d2433}
-h1{font-size:1.4rem}code{background:#f2f4f7;padding:0 .25rem;border-radius:3px;word-break:break-all}
-label{display:block;font-weight:600;margin-top:1.2rem}input[type=password]{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
-.err{background:#fdecea;color:#8a1c12;padding:.6rem .8rem;border-radius:4px}.row{display:flex;gap:.8rem;margin-top:1.2rem}
-button{font:inherit;padding:.5rem 1.2rem;border-radius:4px;border:1px solid #98a2b3;background:#fff;cursor:pointer}
-button.primary{background:#1849a9;border-color:#1849a9;color:#fff}small{color:#667085}
-select{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
-.session{border:1px solid #d0d5dd;border-radius:6px;padding:0 1rem 1rem;margin:1.2rem 0}h2{font-size:1.1rem}`;
+/** The bare shell: no navigation (the person is mid-way through another application's flow). */
+function page(assets: Assets, title: string, body: Node): string {
+  return renderDocument(html`<html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="color-scheme" content="light dark" />
+      <meta name="referrer" content="no-referrer" />
+      <meta name="robots" content="noindex, nofollow" />
+      <title>${title}</title>
+      <link rel="icon" href=${assets.url('favicon.svg')} type="image/svg+xml" />
+      <link rel="stylesheet" href=${assets.url('base.css')} />
+    </head>
+    <body>
+      <main id="main">${body}</main>
+    </body>
+  </html>`);
+}
 
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+const sealedField = (sealed: string): VNode => html`<input type="hidden" name="request" value=${sealed} />`;
+
+function keyChoice(s: ConsentSession & { keys: ApprovableKey[] }, sealed: string): VNode {
+  const button = s.keys.length === 1 ? `Approve as ${s.who} with key ${s.keys[0]!.name}` : `Approve as ${s.who} with this key`;
+  return html`<form method="post" action="/oauth/authorize">
+    ${sealedField(sealed)}
+    <div class="field">
+      <label for="key_id">Key</label>
+      <select id="key_id" name="key_id">
+        ${s.keys.map((k, i) => html`<option value=${k.id} selected=${i === 0}>${`${k.name} (${k.prefix}…)`}</option>`)}
+      </select>
+    </div>
+    <div class="actions"><button class="btn btn-primary" type="submit" name="decision" value="approve" id="approve_session">${button}</button></div>
+  </form>`;
 }
 
 /** "Approve as <person> with key <name>": a choice of the account's keys, or why there is none. */
-function sessionPart(s: ConsentSession, sealed: string): string {
-  const who = escapeHtml(s.who);
-  const head = `<section class="session" aria-labelledby="session-h"><h2 id="session-h">Signed in as ${who}</h2>`;
-  if (s.keys === null) return `${head}<p>Only an owner of the account can approve with its keys. Ask an owner to approve this connection, or paste an API key below.</p></section>`;
-  if (s.keys.length === 0) return `${head}<p>${escapeHtml(s.note ?? 'The account has no active key to approve with.')} You can also paste an API key below.</p></section>`;
-  const options = s.keys.map((k, i) => `<option value="${escapeHtml(k.id)}"${i === 0 ? ' selected' : ''}>${escapeHtml(k.name)} (${escapeHtml(k.prefix)}…)</option>`).join('');
-  const button = s.keys.length === 1 ? `Approve as ${who} with key ${escapeHtml(s.keys[0]!.name)}` : `Approve as ${who} with this key`;
-  return `${head}<form method="post" action="/oauth/authorize">
-<input type="hidden" name="request" value="${escapeHtml(sealed)}">
-<label for="key_id">Key</label>
-<select id="key_id" name="key_id">${options}</select>
-<div class="row"><button class="primary" type="submit" name="decision" value="approve" id="approve_session">${button}</button></div>
-</form></section>
-<p><small>Or paste an API key:</small></p>`;
+function sessionPart(s: ConsentSession, sealed: string): Node {
+  let inner: VNode;
+  if (s.keys === null) inner = html`<p>Only an owner of the account can approve with its keys. Ask an owner to approve this connection, or paste an API key below.</p>`;
+  else if (s.keys.length === 0) inner = html`<p>${`${s.note ?? 'The account has no active key to approve with.'} You can also paste an API key below.`}</p>`;
+  else inner = keyChoice({ ...s, keys: s.keys }, sealed);
+  return [
+    html`<section class="panel" aria-labelledby="session-h">
+      <h2 id="session-h">${`Signed in as ${s.who}`}</h2>
+      ${inner}
+    </section>`,
+    s.keys && s.keys.length > 0 ? html`<p class="muted">Or paste an API key:</p>` : null,
+  ];
+}
+
+function pasteForm(t: OAuthConsentText, sealed: string): VNode {
+  return html`<form method="post" action="/oauth/authorize">
+    ${sealedField(sealed)}
+    <div class="field">
+      <label for="api_key">${t.keyLabel}</label>
+      <input type="password" id="api_key" name="api_key" autocomplete="off" spellcheck="false" placeholder=${t.keyPlaceholder} />
+    </div>
+    <div class="actions">
+      <button class="btn btn-primary" type="submit" name="decision" value="approve">Approve</button>
+      <button class="btn btn-plain" type="submit" name="decision" value="deny">Deny</button>
+    </div>
+  </form>`;
 }
 
 export function consentPage(v: ConsentView): string {
-  const client = escapeHtml(v.clientName);
   const t = v.text;
-  const product = escapeHtml(t.productName);
+  const client = v.clientName;
   return page(
-    `Connect ${v.clientName} to ${t.productName}`,
-    `<h1>Connect <em>${client}</em> to ${product}</h1>
-<p><strong>${client}</strong> asks to act with one of your API keys: ${escapeHtml(t.whatItMayDo)}</p>
-<p><small>After you approve, you return to <code>${escapeHtml(v.redirectUri)}</code>. Revoking the key later disconnects ${client} at once.</small></p>
-${v.error ? `<p class="err" role="alert">${escapeHtml(v.error)}</p>` : ''}
-${v.session ? sessionPart(v.session, v.sealed) : ''}<form method="post" action="/oauth/authorize">
-<input type="hidden" name="request" value="${escapeHtml(v.sealed)}">
-<label for="api_key">${escapeHtml(t.keyLabel)}</label>
-<input type="password" id="api_key" name="api_key" autocomplete="off" spellcheck="false" placeholder="${escapeHtml(t.keyPlaceholder)}">
-<div class="row"><button class="primary" type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button></div>
-</form>`,
+    v.assets,
+    `Connect ${client} to ${t.productName}`,
+    html`<h1>Connect <em>${client}</em> to ${t.productName}</h1>
+      <p><strong>${client}</strong> asks to act with one of your API keys: ${t.whatItMayDo}</p>
+      <p class="muted">After you approve, you return to <code>${v.redirectUri}</code>. Revoking the key later disconnects ${client} at once.</p>
+      ${flashList(v.error ? [{ kind: 'error', text: v.error }] : [])}
+      ${v.session ? sessionPart(v.session, v.sealed) : null}
+      ${pasteForm(t, v.sealed)}`,
   );
 }
 
-export function errorPage(productName: string, message: string): string {
-  return page(`${productName}: authorization failed`, `<h1>Authorization failed</h1><p class="err" role="alert">${escapeHtml(message)}</p><p>Start the connection again from the application that sent you here.</p>`);
+export function errorPage(assets: Assets, productName: string, message: string): string {
+  return page(
+    assets,
+    `${productName}: authorization failed`,
+    html`<h1>Authorization failed</h1>
+      ${flashList([{ kind: 'error', text: message }])}
+      <p>Start the connection again from the application that sent you here.</p>`,
+  );
 }
 
 /** CSP source for the client's redirect target: its origin (http/https) or its private-use scheme. */
@@ -87,13 +121,20 @@ export function redirectSource(redirectUri: string): string {
   return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : u.protocol;
 }
 
+/**
+ * @dv/web's page headers, with the client's redirect as a form target besides this origin, and no
+ * referrer at all: the page's address carries the client's state and PKCE challenge. Without
+ * Cross-Origin-Opener-Policy: a web client opens this page in a popup and its callback page, once
+ * redirected back, talks to the window that opened it; `same-origin` here would cut that link for
+ * good (nothing of this page is reachable from the opener either way: it cannot be framed).
+ */
 export function pageHeaders(formTargets: string[]): Record<string, string> {
+  const { 'Cross-Origin-Opener-Policy': _coop, ...headers } = PAGE_SECURITY_HEADERS;
   return {
+    ...headers,
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
-    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formTargets.join(' ')}; frame-ancestors 'none'; base-uri 'none'`.trim(),
-    'X-Frame-Options': 'DENY',
-    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': contentSecurityPolicy({ formActions: formTargets }),
     'Referrer-Policy': 'no-referrer',
   };
 }

@@ -106,7 +106,7 @@ describe('the consent step', () => {
     const res = await get(authorizeUrl(clientId, pkce().challenge));
     expect(res.status).toBe(200);
     const html = await res.text();
-    expect(html).toContain('Test &lt;b&gt;Agent&lt;/b&gt;');
+    expect(html).toContain('Test &lt;b>Agent&lt;/b>');
     expect(html).not.toContain('<b>Agent</b>');
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     expect(res.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:45999");

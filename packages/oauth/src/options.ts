@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Db } from 'mongodb';
 import type { AuthAttemptLimiter, Logger } from '@dv/runtime';
 import type { AuthMarks } from '@dv/accounts';
+import type { Assets } from '@dv/web';
 
 // What differs between the services that run this authorization server (docs/oauth.md): where
 // they are reached, which keys a user pastes and how those are checked, the scope, the words on
@@ -101,6 +102,11 @@ export interface OAuthServerOptions {
   /** Distinct per service, so a token is recognisable and never mistaken for another service's. */
   tokenPrefixes: { access: string; refresh: string; code: string };
   consent: OAuthConsentText;
+  /**
+   * The service's hashed assets, holding @dv/web's (loadAssets([WEB_ASSETS_DIR, …])), whose handler
+   * the service mounts: the consent page links base.css and the favicon from them.
+   */
+  assets: Assets;
   keys: OAuthKeys;
   /**
    * The person signed in to the service on this request, if any and if the service offers it: the

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { consentPage, escapeHtml, redirectSource } from './consent-page.ts';
+import { loadAssets, WEB_ASSETS_DIR } from '@dv/web';
+import { consentPage, errorPage, pageHeaders, redirectSource } from './consent-page.ts';
 import { openRequest, sealRequest } from './consent-request.ts';
 import { checkRedirectUri, checkResource, pickRedirectUri } from './policy.ts';
 import { resourceMetadataUrl, wellKnownDocuments } from './metadata.ts';
@@ -11,6 +12,7 @@ import { newSecret, pkceS256Matches } from './secrets.ts';
 
 const REQ = { client_id: 'c1', redirect_uri: 'http://127.0.0.1:5000/cb', code_challenge: 'x'.repeat(43), state: 's', scope: null, resource: null };
 const SECRET = 'k'.repeat(40);
+const ASSETS = loadAssets([WEB_ASSETS_DIR]);
 
 describe('PKCE S256', () => {
   const verifier = 'v'.repeat(50);
@@ -45,7 +47,7 @@ describe('the sealed consent request', () => {
 
 describe('the consent page of a signed-in person', () => {
   const TEXT = { productName: 'P', whatItMayDo: 'w', keyLabel: 'Key', keyPlaceholder: 'k_…', shapeHint: 'h' };
-  const base = { text: TEXT, clientName: 'C', redirectUri: 'http://127.0.0.1:5000/cb', sealed: 'abc.def' };
+  const base = { text: TEXT, assets: ASSETS, clientName: 'C', redirectUri: 'http://127.0.0.1:5000/cb', sealed: 'abc.def' };
 
   it('seals the session binding and opens it again; an unbound page has none', () => {
     expect(openRequest(SECRET, sealRequest(SECRET, { ...REQ, session: 'bind-1' }, 600))).toEqual({ ...REQ, session: 'bind-1' });
@@ -56,8 +58,8 @@ describe('the consent page of a signed-in person', () => {
     const evil = '<script>alert(1)</script>';
     const page = consentPage({ ...base, session: { who: `a${evil}@x.test`, keys: [{ id: 'k1"><b>', name: evil, prefix: 'dv_live_ab' }, { id: 'k2', name: 'two', prefix: 'dv_live_cd' }] } });
     expect(page).not.toContain(evil);
-    expect(page).toContain('<option value="k1&quot;&gt;&lt;b&gt;" selected>&lt;script&gt;');
-    expect(page).toContain('Approve as a&lt;script&gt;alert(1)&lt;/script&gt;@x.test with this key');
+    expect(page).toContain('<option value="k1&quot;>&lt;b>" selected>&lt;script>alert(1)&lt;/script> (dv_live_ab…)</option>');
+    expect(page).toContain('Approve as a&lt;script>alert(1)&lt;/script>@x.test with this key');
     expect(page).toContain('id="api_key"');
     const one = consentPage({ ...base, session: { who: 'o@x.test', keys: [{ id: 'k1', name: 'CRM', prefix: 'p' }] } });
     expect(one).toContain('Approve as o@x.test with key CRM');
@@ -65,7 +67,7 @@ describe('the consent page of a signed-in person', () => {
     expect(member).toContain('Only an owner of the account can approve');
     expect(member).not.toContain('name="key_id"');
     const none = consentPage({ ...base, session: { who: 'o@x.test', keys: [], note: 'No <live> key.' } });
-    expect(none).toContain('No &lt;live&gt; key.');
+    expect(none).toContain('No &lt;live> key.');
     expect(consentPage(base)).not.toContain('Signed in as');
   });
 });
@@ -119,12 +121,27 @@ describe('credentials and the page', () => {
   });
   it('escapes every value and limits form posts to the client redirect origin', () => {
     const text = { productName: 'P<', whatItMayDo: 'read <b>', keyLabel: 'Key', keyPlaceholder: 'k"', shapeHint: 'x' };
-    const html = consentPage({ text, clientName: '"><script>alert(1)</script>', redirectUri: 'https://a.example/cb?x=<y>', sealed: 'a"b' });
-    expect(html).not.toContain('<script>');
-    expect(html).toContain('read &lt;b&gt;');
+    const html = consentPage({ text, assets: ASSETS, clientName: '"><script>alert(1)</script>', redirectUri: 'https://a.example/cb?x=<y>', sealed: 'a"b' });
+    expect(html).not.toContain('<script');
+    expect(html).toContain('<title>Connect &quot;>&lt;script>alert(1)&lt;/script> to P&lt;</title>');
+    expect(html).toContain('<em>&quot;>&lt;script>alert(1)&lt;/script></em>');
+    expect(html).toContain('read &lt;b>');
+    expect(html).toContain('<code>https://a.example/cb?x=&lt;y></code>');
     expect(html).toContain('placeholder="k&quot;"');
     expect(html).toContain('value="a&quot;b"');
-    expect(escapeHtml(`<&>"'`)).toBe('&lt;&amp;&gt;&quot;&#39;');
+    // Only the service's own hashed stylesheet: nothing inline for the strict CSP to refuse.
+    expect(html).toContain(`<link rel="stylesheet" href="${ASSETS.url('base.css')}"/>`);
+    expect(html).not.toMatch(/<style|style=/);
+    const error = errorPage(ASSETS, 'P<', 'No <b>client</b>.');
+    expect(error).toContain('role="alert">No &lt;b>client&lt;/b>.</p>');
+    expect(error).toContain('<title>P&lt;: authorization failed</title>');
+    const csp = pageHeaders([redirectSource('https://a.example:8443/cb')])['Content-Security-Policy']!;
+    expect(csp).toContain("form-action 'self' https://a.example:8443;");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    // A web client's popup keeps its opener through the redirect back.
+    expect(pageHeaders([])).not.toHaveProperty('Cross-Origin-Opener-Policy');
     expect(redirectSource('https://a.example:8443/cb')).toBe('https://a.example:8443');
     expect(redirectSource('cursor://x/cb')).toBe('cursor:');
   });

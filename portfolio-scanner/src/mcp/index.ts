@@ -20,6 +20,8 @@ export { MCP_RESOURCE_URIS } from './resources.ts';
 export function mountPortfolioConnector(app: Express, ctx: ApiContext, oauth: OAuthServer): void {
   // HTTPS only, like the API (it is the same service's surface; spec "Only HTTPS is accepted").
   requirePortfolioHttps(app);
+  // The consent page's stylesheet and icon (/assets/<hashed name>), on the same terms as the page.
+  app.use(oauth.options.assets.handler);
   oauth.mount(app);
   mountHttpRoutes(app, [mcpRoute], {
     ctx,

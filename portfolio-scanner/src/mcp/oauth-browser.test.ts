@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokePortfolioKey } from '@dv/accounts';
 import { COLLECTIONS, type PortfolioKeyDoc } from '@dv/contracts';
 import { startBrowserConsent, type BrowserConsent } from '@dv/oauth/testing';
-import { get, oauthFlow, pkce, sealedFrom } from '@dv/oauth/testing';
+import { expectCleanConsentPage, get, HOSTILE_CLIENT_NAME, oauthFlow, pkce, sealedFrom } from '@dv/oauth/testing';
 import { errorEnvelope, startHarness, type Harness } from '../api/testing/harness.ts';
 import { MCP_TOOL_NAMES } from './index.ts';
 
@@ -10,7 +10,8 @@ import { MCP_TOOL_NAMES } from './index.ts';
 // the MCP SDK's own client discovers OAuth from the 401 of /mcp, registers, and sends the user to
 // the consent page; headless Chromium (Debian's, driven by Playwright) pastes a portfolio key and
 // approves; the SDK exchanges the code (PKCE) and calls tools with a token of scope mcp, acting
-// for that key's account only. Then the key is revoked and the next call is refused.
+// for that key's account only. Then the key is revoked and the next call is refused. The consent
+// page and its error page are held to @dv/web's bars, with markup in the client's name.
 
 let h: Harness;
 let a: { accountId: string; key: string };
@@ -61,6 +62,15 @@ describe('discovery', () => {
     expect(r2.status).toBe(400);
     expect(await r2.text()).toContain('does not include API access');
   });
+
+  it('the consent page and its error page: strict CSP, nothing refused or foreign, axe clean, 360 px, a hostile client name as text', async () => {
+    const clientId = (await flow.register({ client_name: HOSTILE_CLIENT_NAME })).body.client_id!;
+    const url = flow.authorizeUrl(clientId, pkce().challenge);
+    const heading = `Connect ${HOSTILE_CLIENT_NAME} to Domain portfolio`;
+    await expectCleanConsentPage(consent.browser, url, { heading, width: 360 });
+    await expectCleanConsentPage(consent.browser, url, { heading, width: 1280, colorScheme: 'dark' });
+    await expectCleanConsentPage(consent.browser, flow.authorizeUrl('no-such-client', pkce().challenge), { heading: 'Authorization failed', width: 360, status: 400, shows: ['Unknown client_id'] });
+  }, 60_000);
 });
 
 it('register, approve in the browser, token, MCP calls for that account only; the key revoked, the next call is refused', async () => {

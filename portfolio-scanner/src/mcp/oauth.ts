@@ -2,6 +2,7 @@ import { activePortfolioKeyById, isPortfolioKeyShape, lookupPortfolioKey } from 
 import { COLLECTIONS, PORTFOLIO_PLANS } from '@dv/contracts';
 import { OAuthServer, type ProtectedResource } from '@dv/oauth';
 import { AuthAttemptLimiter, type Logger } from '@dv/runtime';
+import { loadAssets, WEB_ASSETS_DIR } from '@dv/web';
 import type { Db } from 'mongodb';
 import type { Redis } from 'ioredis';
 import { PortfolioError } from '../api/errors.ts';
@@ -49,6 +50,8 @@ export function connectorOAuth(o: ConnectorOAuthOptions): OAuthServer {
     sealSecret: o.sealSecret,
     collections: { clients: COLLECTIONS.portfolioOauthClients.name, codes: COLLECTIONS.portfolioOauthCodes.name, tokens: COLLECTIONS.portfolioOauthTokens.name },
     tokenPrefixes: { access: 'svc_oat_', refresh: 'svc_ort_', code: 'svc_oac_' },
+    // @dv/web's base.css and favicon for the consent page; mountPortfolioConnector serves them.
+    assets: loadAssets([WEB_ASSETS_DIR]),
     consent: {
       productName: 'Domain portfolio',
       whatItMayDo: "read your monitored domains, their scan results, registration data, change history and dashboard, add domains to monitoring and queue CSV exports (nothing is deleted). Calls count against that key's limits.",

@@ -31,7 +31,7 @@ function one(q: Record<string, unknown>, name: string): string | undefined {
 }
 
 function showError(s: OAuthContext, res: Response, status: number, message: string): void {
-  res.status(status).set(pageHeaders([])).send(errorPage(s.options.consent.productName, message));
+  res.status(status).set(pageHeaders([])).send(errorPage(s.options.assets, s.options.consent.productName, message));
 }
 
 function redirectTo(s: OAuthContext, res: Response, uri: string, params: Record<string, string | null | undefined>): void {
@@ -54,7 +54,7 @@ function showConsent(s: OAuthContext, res: Response, client: ClientDoc, request:
   const binding = shown.session?.binding ?? session;
   const sealed = sealRequest(s.options.sealSecret, binding === undefined ? rest : { ...rest, session: binding }, s.options.limits.consentTtlSeconds);
   const who = shown.session ? { who: shown.session.who, keys: shown.session.keys, note: shown.session.note } : null;
-  const html = consentPage({ text: s.options.consent, clientName: client.client_name || client._id, redirectUri: request.redirect_uri, sealed, error: shown.error, session: who });
+  const html = consentPage({ text: s.options.consent, assets: s.options.assets, clientName: client.client_name || client._id, redirectUri: request.redirect_uri, sealed, error: shown.error, session: who });
   res.status(shown.status ?? 200).set(pageHeaders([redirectSource(request.redirect_uri)])).send(html);
 }
 

@@ -112,7 +112,7 @@ export async function startBrowserConsent(opts: { clientName: string; state: str
       const act = async (): Promise<void> => {
         if (typeof how !== 'string') return how.approve(page);
         await page.fill('#api_key', how);
-        await page.click('#api_key ~ .row button[value="approve"]');
+        await page.click('form:has(#api_key) button[value="approve"]');
       };
       await Promise.all([page.waitForURL((u) => u.href.startsWith(redirectUrl)), act()]);
     } finally {

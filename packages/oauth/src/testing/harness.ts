@@ -4,6 +4,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { activePortfolioKeyById, createAccount, createPortfolioKey, isPortfolioKeyShape, lookupPortfolioKey, setPortfolioPlan } from '@dv/accounts';
 import { createLogger, type AuthAttemptLimiter, type MongoDependency } from '@dv/runtime';
 import { isolatedMongo } from '@dv/runtime/testing';
+import { loadAssets, WEB_ASSETS_DIR } from '@dv/web';
 import { OAuthServer } from '../server.ts';
 
 // One OAuthServer on a bare express app over the run's real MongoDB (a database of its own),
@@ -37,6 +38,8 @@ export async function startOAuthHarness(label: string, opts: { attempts?: AuthAt
   const db = mongo.db;
   const log = createLogger('oauth-test', 'silent');
   const app = express();
+  const assets = loadAssets([WEB_ASSETS_DIR]);
+  app.use(assets.handler);
   const listener: Server = createServer(app);
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
   const addr = listener.address();
@@ -51,6 +54,7 @@ export async function startOAuthHarness(label: string, opts: { attempts?: AuthAt
     sealSecret: randomBytes(32).toString('hex'),
     collections: { clients: 'test_oauth_clients', codes: 'test_oauth_codes', tokens: 'test_oauth_tokens' },
     tokenPrefixes: { access: 'tst_oat_', refresh: 'tst_ort_', code: 'tst_oac_' },
+    assets,
     consent: { productName: 'Test service', whatItMayDo: 'read your test data.', keyLabel: 'Test key', keyPlaceholder: 'svc_live_…', shapeHint: 'Paste a test key: it starts with svc_live_.' },
     keys: {
       looksLikeKey: isPortfolioKeyShape,
