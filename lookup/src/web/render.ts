@@ -28,7 +28,9 @@ export function setPageHeaders(res: Response): void {
 }
 
 export function errorView(e: PageError): PageView {
-  return { title: e.title, status: e.status, body: html`<h1>${e.title}</h1><p class="lead">${e.message}</p><p><a href="/">Back to the tools</a></p>` };
+  // A used-up allowance (or too many key requests) is where a free key helps.
+  const keyLink = e.status === 429 ? html`<p><a href="/key">Get a free API key</a> for more lookups a day.</p>` : null;
+  return { title: e.title, status: e.status, body: html`<h1>${e.title}</h1><p class="lead">${e.message}</p>${keyLink}<p><a href="/">Back to the tools</a></p>` };
 }
 
 const API_ERROR_TITLES: Readonly<Record<string, string>> = {
@@ -42,6 +44,10 @@ const API_ERROR_TITLES: Readonly<Record<string, string>> = {
 
 export function asPageError(err: unknown): PageError | null {
   if (!(err instanceof ApiError)) return null;
+  if (err.code === 'quota_exhausted' && err.extra.tier === 'anonymous') {
+    // The API's words tell a program how to POST for a key; a person gets the page's form.
+    return new PageError(429, API_ERROR_TITLES.quota_exhausted!, `The ${String(err.extra.limit)} lookups a day for your address are used up; they come back at 00:00 UTC. Answers already in the cache stay free.`);
+  }
   const detail = typeof err.detail === 'string' ? err.detail : err.code;
   return new PageError(err.status, API_ERROR_TITLES[err.code] ?? 'That did not work', detail);
 }
