@@ -28,8 +28,8 @@ export function setPageHeaders(res: Response): void {
 }
 
 export function errorView(e: PageError): PageView {
-  // A used-up allowance (or too many key requests) is where a free key helps.
-  const keyLink = e.status === 429 ? html`<p><a href="/key">Get a free API key</a> for more lookups a day.</p>` : null;
+  // A used-up allowance is where a free key helps.
+  const keyLink = e.title === API_ERROR_TITLES.quota_exhausted ? html`<p><a href="/key">Get a free API key</a> for more lookups a day.</p>` : null;
   return { title: e.title, status: e.status, body: html`<h1>${e.title}</h1><p class="lead">${e.message}</p>${keyLink}<p><a href="/">Back to the tools</a></p>` };
 }
 
