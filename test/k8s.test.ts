@@ -26,6 +26,7 @@ const K8S = join(import.meta.dirname, '..', 'k8s');
 /** Secrets the operator creates in prod (docs/operations.md); their contents are simulated here. */
 const OPERATOR_SECRETS: Record<string, Record<string, string>> = {
   'dv-signing': { 'download-signing-secret': 'k8s-test-signing-secret-0123456789-abcdefghijklmnop' },
+  'dv-lookup-web': { 'web-secret': 'k8s-test-lookup-web-secret-0123456789-abcdefghij' },
   'dv-portfolio-signing': { 'export-signing-secret': 'k8s-test-portfolio-export-secret-0123456789-abcdef' },
   'dv-smtp': { 'relay-url': 'smtps://user:pass@smtp.example.com:465' },
   'public-apis-tls': {},

@@ -38,7 +38,7 @@ const CASES: Array<[ServiceName, Record<string, string>, string[]]> = [
     // PUBLIC_BASE_URL's default is loopback; no signing secret at all.
     ['PUBLIC_BASE_URL', 'DOWNLOAD_SIGNING_SECRET', 'MCP_LIST_URL_ALLOW_HTTP_LOOPBACK', 'WEBHOOK_ALLOW_HTTP_LOOPBACK', 'TRUSTED_PROXIES', 'NATS_USER'],
   ],
-  ['lookup', { ALLOW_PRIVATE_TARGETS: 'yes', TRUSTED_PROXIES: '0.0.0.0/0' }, ['PUBLIC_BASE_URL', 'ALLOW_PRIVATE_TARGETS', 'TRUSTED_PROXIES']],
+  ['lookup', { ALLOW_PRIVATE_TARGETS: 'yes', TRUSTED_PROXIES: '0.0.0.0/0' }, ['PUBLIC_BASE_URL', 'ALLOW_PRIVATE_TARGETS', 'TRUSTED_PROXIES', 'WEB_SECRET']],
   // probe.localhost (HELO) and verify@probe.localhost (MAIL FROM) are the defaults.
   ['probe-node', { BEHIND_PROXY: '1', PROBE_ALLOW_PRIVATE_MX: 'true' }, ['PROBE_HELO_NAME', 'PROBE_MAIL_FROM', 'PROBE_ALLOW_PRIVATE_MX', 'TRUSTED_PROXIES', 'NATS_USER']],
   [

@@ -10,6 +10,7 @@ import { createSmtpMailer, type Mailer } from './keys/mailer.ts';
 import { FreeKeyStore } from './keys/store.ts';
 import { createLookupMetrics, type LookupMetrics } from './metrics.ts';
 import { LOOKUP_DEFAULTS as D } from './defaults.ts';
+import { createLookupWeb, type LookupWeb } from './web/context.ts';
 
 /** Everything a request handler (REST or MCP) needs, built once per process. */
 export interface LookupContext {
@@ -26,6 +27,8 @@ export interface LookupContext {
   unknownKeys: NegativeCache;
   /** Absent when SMTP_RELAY_URL is not set: key requests then answer 503. */
   mailer?: Mailer;
+  /** The web pages' assets and CSRF key. */
+  web: LookupWeb;
   now: () => number;
 }
 
@@ -37,6 +40,8 @@ export interface LookupContextOptions {
   log: Logger;
   registry: Registry;
   mailer?: Mailer;
+  /** WEB_SECRET as resolved by main.ts (config.ts webSecret); absent (tests): a random key for this process. */
+  webSecret?: string;
   now?: () => number;
 }
 
@@ -67,6 +72,7 @@ export function createLookupContext(opts: LookupContextOptions): LookupContext {
     keyAttempts: new AuthAttemptLimiter({ redis, keyPrefix: `${prefix}keyattempts`, pointsPerMinute: config.KEY_ATTEMPTS_PER_IP_PER_MINUTE, failurePoints: config.KEY_FAILURE_POINTS }),
     unknownKeys: new NegativeCache({ ttlMs: D.unknownKeyCacheTtlMs, maxEntries: D.unknownKeyCacheMaxEntries, now }),
     mailer,
+    web: createLookupWeb(opts.webSecret),
     now,
   };
 }

@@ -7,8 +7,6 @@ export const LOOKUP_DEFAULTS = {
   port: 8081,
   /** Where links in emails and the service index point; set it to the public address behind the proxy. */
   publicBaseUrl: 'http://127.0.0.1:8081',
-  /** The web tools every result links back to: `<base>/<tool-slug>/<target>`. */
-  sourceBaseUrl: 'https://tools.example',
   docsUrl: 'https://tools.example/docs/lookup-api',
   pricingUrl: 'https://tools.example/pricing',
 
@@ -63,6 +61,9 @@ export const LOOKUP_DEFAULTS = {
    */
   unknownKeyCacheTtlMs: 60_000,
   unknownKeyCacheMaxEntries: 50_000,
+
+  /** The web pages' form bodies (an email address, a CSRF token): anything larger is refused with 413. */
+  webFormMaxBytes: 4_096,
 
   /** A pasted SPF/DMARC record longer than this is refused before validation (DNS TXT data is far shorter). */
   maxRecordChars: 4_096,

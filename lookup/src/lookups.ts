@@ -1,5 +1,6 @@
 import { ApiError } from '@dv/runtime';
 import type { Caller } from './caller.ts';
+import { sourceBaseUrl } from './config.ts';
 import type { LookupContext } from './context.ts';
 import { TargetError, type ToolInput, type ToolName, type ToolOutput } from './engine.ts';
 import { buildEnvelope, sourceLink, type LookupEnvelope, type Tier } from './envelope.ts';
@@ -40,7 +41,7 @@ export async function performLookup(ctx: LookupContext, caller: Caller, req: Loo
     const state = await ctx.quotas[caller.tier].peek(caller.subject).catch((err: unknown) => quotaStoreDown(ctx, err));
     count('cached');
     ctx.metrics.cacheHits.inc({ tool: spec.name });
-    return buildEnvelope(spec, cached, { source: sourceLink(ctx.config.SOURCE_BASE_URL, spec, input), cache: 'cached', usage: { remaining_today: state.remaining, limit: state.limit, tier: caller.tier } });
+    return buildEnvelope(spec, cached, { source: sourceLink(sourceBaseUrl(ctx.config), spec, input), cache: 'cached', usage: { remaining_today: state.remaining, limit: state.limit, tier: caller.tier } });
   }
 
   const take = await ctx.quotas[caller.tier].take(caller.subject).catch((err: unknown) => quotaStoreDown(ctx, err));
@@ -71,7 +72,7 @@ export async function performLookup(ctx: LookupContext, caller: Caller, req: Loo
   }
   await ctx.cache.set(spec.name, input, output).catch((err: Error) => ctx.log.warn({ err: err.message }, 'could not store the answer in the response cache'));
   count('live');
-  return buildEnvelope(spec, output, { source: sourceLink(ctx.config.SOURCE_BASE_URL, spec, input), cache: 'live', usage: { remaining_today: take.remaining, limit: take.limit, tier: caller.tier } });
+  return buildEnvelope(spec, output, { source: sourceLink(sourceBaseUrl(ctx.config), spec, input), cache: 'live', usage: { remaining_today: take.remaining, limit: take.limit, tier: caller.tier } });
 }
 
 /**

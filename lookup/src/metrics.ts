@@ -13,7 +13,7 @@ export const LOOKUP_METRICS = {
 
 export const LOOKUP_OUTCOMES = ['live', 'cached', 'invalid_target', 'quota_exhausted', 'error'] as const;
 export type LookupOutcome = (typeof LOOKUP_OUTCOMES)[number];
-export type Surface = 'rest' | 'mcp';
+export type Surface = 'rest' | 'mcp' | 'web';
 
 export interface LookupMetrics {
   lookups: Counter<'tool' | 'surface' | 'outcome'>;

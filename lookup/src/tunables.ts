@@ -46,7 +46,18 @@ export const LOOKUP_TUNABLES = tunables({
     schema: httpUrl().default(D.publicBaseUrl),
     meaning: 'public address for links in emails, the index and OpenAPI `servers`; never taken from the Host header; a loopback address is refused when `NODE_ENV=production`',
   },
-  SOURCE_BASE_URL: { schema: httpUrl().default(D.sourceBaseUrl), meaning: 'web tools the `source` links point at' },
+  SOURCE_BASE_URL: {
+    schema: httpUrl().optional(),
+    defaultText: '`PUBLIC_BASE_URL` (this service\'s own web pages)',
+    meaning: 'web tools the `source` links point at: `<base>/<tool-slug>/<target>`',
+  },
+  /** Every replica needs the same key; unset outside production, a random key for this process only. */
+  WEB_SECRET: {
+    schema: z.string().min(32, 'must be at least 32 characters').optional(),
+    defaultText: 'a random key for this process, with a warning; **required** when `NODE_ENV=production`',
+    meaning:
+      'HMAC key of the web pages\' CSRF tokens (or `_FILE`); min 32 chars; the same on every replica (a form shown by one replica is posted to another); never a value that has been in the repository',
+  },
   DOCS_URL: { schema: httpUrl().default(D.docsUrl), meaning: 'documentation link in the index, OpenAPI and 429 bodies' },
   PRICING_URL: { schema: httpUrl().default(D.pricingUrl), meaning: 'pricing link in the index, OpenAPI and 429 bodies' },
   ANONYMOUS_LOOKUPS_PER_DAY: { schema: env.int(D.anonymousPerDay, 1, 1_000_000), meaning: 'allowance of an anonymous client (per client IP; IPv6 per /64)' },

@@ -1,9 +1,9 @@
 import type { Request, Response, Router } from 'express';
 import { AccountError, can, type Action } from '@dv/accounts';
 import { ApiError } from '@dv/runtime';
-import { html } from '@dv/web';
+import { flashNext, html, PageError } from '@dv/web';
 import type { ConsoleContext } from './context.ts';
-import { flashNext, sendPage, type PageView } from './render.ts';
+import { sendPage, type PageView } from './render.ts';
 import { loadViewer, type Viewer } from './viewer.ts';
 
 // One console page per file (pages/*.ts), each a definePage: its method and path, who may open it
@@ -34,16 +34,8 @@ export function definePage(def: PageDef): PageDef {
   return def;
 }
 
-/** An error a page handler throws on purpose: the status and the words the error page shows. */
-export class PageError extends Error {
-  readonly status: number;
-  readonly title: string;
-  constructor(status: number, title: string, message: string) {
-    super(message);
-    this.status = status;
-    this.title = title;
-  }
-}
+// The error a handler throws on purpose is @dv/web's, shared with the lookup's pages.
+export { PageError };
 
 export const notFound = (what: string) => new PageError(404, 'Not found', `${what} does not exist, or it belongs to another account.`);
 

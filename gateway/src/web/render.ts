@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { can, type Action } from '@dv/accounts';
-import { clearCookie, html, readCookie, renderPage, setCookie, type Chrome, type Flash, type NavItem, type Node } from '@dv/web';
+import { html, renderPage, takeFlash, type Chrome, type Flash, type NavItem, type Node } from '@dv/web';
 import type { ConsoleContext } from './context.ts';
 import type { Viewer } from './viewer.ts';
 
@@ -22,29 +22,12 @@ export const CONSOLE_NAV: readonly ConsoleNavItem[] = [
   { href: '/app/plan', label: 'Plan', needs: 'view_account' },
 ];
 
-const FLASH_COOKIE = 'dv_flash';
 
 export function chromeFor(cc: ConsoleContext, viewer: Viewer | null, scripts?: readonly string[]): Chrome {
   const nav = viewer ? CONSOLE_NAV.filter((n) => can(viewer.role, n.needs)) : [{ href: '/app/sign-in', label: 'Sign in' }];
   return { product: 'Verification console', homeHref: '/app/', nav, assets: cc.assets, styles: ['console.css'], scripts };
 }
 
-/** A message for the next page this browser opens (after a redirect). */
-export function flashNext(req: Request, res: Response, flash: Flash): void {
-  setCookie(req, res, FLASH_COOKIE, JSON.stringify(flash).slice(0, 1_000), { maxAgeMs: 60_000 });
-}
-
-function takeFlash(req: Request, res: Response): Flash[] {
-  const raw = readCookie(req, FLASH_COOKIE);
-  if (!raw) return [];
-  clearCookie(req, res, FLASH_COOKIE);
-  try {
-    const f = JSON.parse(raw) as Flash;
-    return typeof f.text === 'string' && ['ok', 'error', 'info'].includes(f.kind) ? [f] : [];
-  } catch {
-    return [];
-  }
-}
 
 export interface PageView {
   title: string;

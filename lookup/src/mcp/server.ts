@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ApiError, problemBody } from '@dv/runtime';
 import type { Caller } from '../caller.ts';
+import { sourceBaseUrl } from '../config.ts';
 import type { LookupContext } from '../context.ts';
 import { envelopeShape, sourceLink, type LookupEnvelope } from '../envelope.ts';
 import { requestFreeKey } from '../keys/flow.ts';
@@ -77,7 +78,7 @@ export function buildMcpServer(ctx: LookupContext, caller: Caller): McpServer {
       const results = found
         ? tools.map((name) => {
             const spec = toolSpec(name);
-            return { id: resultId(name, found.target), title: `${spec.title}: ${found.target}`, url: sourceLink(ctx.config.SOURCE_BASE_URL, spec, { target: found.target }) };
+            return { id: resultId(name, found.target), title: `${spec.title}: ${found.target}`, url: sourceLink(sourceBaseUrl(ctx.config), spec, { target: found.target }) };
           })
         : [];
       const text = found

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { ApiError, problemResponse } from '@dv/runtime';
 import { redeemVerification, type IssuedKey } from '../keys/flow.ts';
-import { expiredPage, issuedPage, KEY_PAGE_CSP } from '../keys/pages.ts';
+import { expiredView, issuedView } from '../web/key-views.ts';
+import { sendPage, setPageHeaders } from '../web/render.ts';
 import { defineRoute } from './route.ts';
 
 // POST /v1/keys/verify?token=…: the button of the emailed link's page (keys-verify-page.ts), or a
-// program. Spends the token and shows the new key exactly once: a small HTML page for a browser
+// program. Spends the token and shows the new key exactly once: a web page (web/key-views.ts) for a browser
 // (Accept: text/html), JSON otherwise. Nothing may be cached or leak the token onward.
 
 export type KeyVerifyResponse = IssuedKey;
@@ -41,13 +42,15 @@ export const keysVerifyRoute = defineRoute({
       issued = await redeemVerification(ctx, input.query.token);
     } catch (err) {
       if (!browser || !(err instanceof ApiError)) throw err;
-      res.setHeader('Content-Security-Policy', KEY_PAGE_CSP);
-      res.status(err.status).type('html').send(expiredPage(err.message));
+      setPageHeaders(res);
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      sendPage(ctx, req, res, { ...expiredView(err.message), status: err.status });
       return;
     }
     if (browser) {
-      res.setHeader('Content-Security-Policy', KEY_PAGE_CSP);
-      res.type('html').send(issuedPage(issued));
+      setPageHeaders(res);
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      sendPage(ctx, req, res, issuedView(issued, ctx.config.PUBLIC_BASE_URL));
       return;
     }
     res.json(issued);

@@ -16,7 +16,7 @@ const freshIp = () => `198.51.100.${++n}`;
 
 beforeAll(async () => {
   engine = createFakeEngine();
-  h = await startLookup({ engine, env: { TRUSTED_PROXIES: '127.0.0.1/32,::1', SOURCE_BASE_URL: 'https://tools.example', PUBLIC_BASE_URL: 'https://lookup.example' }, label: 'rest' });
+  h = await startLookup({ engine, env: { TRUSTED_PROXIES: '127.0.0.1/32,::1', PUBLIC_BASE_URL: 'https://lookup.example' }, label: 'rest' });
 });
 afterAll(async () => h?.close());
 beforeEach(() => {
@@ -61,7 +61,7 @@ describe('lookup routes', () => {
         result: expect.any(Object),
         data: { meta: { domain: 'example.com' }, records: expect.any(Object) },
         report: expect.any(String),
-        source: `https://tools.example/${spec.slug}/example.com`,
+        source: `https://lookup.example/${spec.slug}/example.com`,
         cache: 'live',
         usage: { tier: 'anonymous', limit: 10, remaining_today: 9 },
       });
@@ -94,7 +94,7 @@ describe('lookup routes', () => {
   it('validates records by POST and by GET', async () => {
     const post = await fetch(`${h.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-Forwarded-For': freshIp() }, body: JSON.stringify({ record: 'v=spf1 -all' }) });
     expect(post.status).toBe(200);
-    expect(await post.json()).toMatchObject({ tool: 'validate', source: 'https://tools.example/validate', cache: 'live' });
+    expect(await post.json()).toMatchObject({ tool: 'validate', source: 'https://lookup.example/validate', cache: 'live' });
     const viaGet = await get(`/v1/validate?record=${encodeURIComponent('v=DMARC1; p=reject')}`);
     expect(viaGet.status).toBe(200);
     expect(engine.calls.map((c) => c.input)).toEqual([{ record: 'v=spf1 -all' }, { record: 'v=DMARC1; p=reject' }]);

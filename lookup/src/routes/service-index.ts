@@ -3,7 +3,7 @@ import { TOOLS } from '../tools.ts';
 import { jsonResponse } from '@dv/runtime';
 import { defineRoute } from './route.ts';
 
-// GET /: the JSON service index of the spec: the seven lookup paths (plus validate), the limits
+// GET /: the JSON service index (a client that prefers text/html gets the home page instead) of the spec: the seven lookup paths (plus validate), the limits
 // path, the MCP address, the OpenAPI address, documentation and pricing. Absolute URLs from
 // PUBLIC_BASE_URL, never from the Host header.
 
@@ -55,6 +55,8 @@ export const serviceIndexRoute = defineRoute({
       pricing: ctx.config.PRICING_URL,
     };
     res.setHeader('Cache-Control', 'public, max-age=300');
+    // A browser (Accept: text/html first) gets the home page at this address (web/pages/home.ts).
+    res.vary('Accept');
     res.json(body);
   },
 });

@@ -12,6 +12,7 @@ export { SessionStore, type Session, type SessionTimes } from './sessions.ts';
 export { OneTimeTokens } from './one-time.ts';
 export { flashList, renderPage, type Chrome, type Flash, type NavItem, type PageContent, type SignedInPerson } from './layout.ts';
 export { badge, copyable, facts, field, postForm, select, submit, table, type Column, type FieldProps, type SelectProps } from './components.ts';
+export { PageError, finishPage, flashNext, mountPages, takeFlash, type PageCall, type PageDef, type PageRenderer, type PageResult, type PageView } from './pages.ts';
 export { progress, proportionBar, stackedColumns, type Part, type Series } from './charts.ts';
 
 /** The shared assets (base.css, enhance.js); a service lists its own directory after this one. */
